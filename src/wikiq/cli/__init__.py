@@ -1,0 +1,50 @@
+"""The `wikiq` command: thin commands over `Wiki`; user-fixable errors are one sentence on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+import typer
+
+from wikiq.cli.app import app
+from wikiq.errors import WikiqError
+
+# Importing the command modules registers their commands on `app`.
+from wikiq.cli import search_commands, vault_commands  # noqa: F401  isort: skip
+
+__all__ = ["app", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="wikiq", standalone_mode=False)
+    except WikiqError as err:
+        print(str(err), file=sys.stderr)
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        print("Aborted.", file=sys.stderr)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth a message.
+        sys.stderr.close()
+        sys.exit(0)
+    except Exception as err:
+        if os.environ.get("WIKIQ_DEBUG"):
+            raise
+        print(
+            f"wikiq hit an unexpected error: {type(err).__name__}: {err} "
+            "(set WIKIQ_DEBUG=1 to see the traceback).",
+            file=sys.stderr,
+        )
+        sys.exit(70)
+    sys.exit(result if isinstance(result, int) else 0)

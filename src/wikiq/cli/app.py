@@ -1,0 +1,55 @@
+"""The typer application and the options every command shares."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from wikiq.cli.progress import ReadProgress
+from wikiq.wiki import Wiki
+
+app = typer.Typer(
+    name="wikiq",
+    help=(
+        "Ask your Obsidian vault. wikiq answers from your own wiki pages with [[wiki-link]] "
+        "citations, and says so plainly when the vault does not cover a question.\n\n"
+        "The vault is found from --vault, then WIKIQ_VAULT, then a .llm-wiki.json in this folder "
+        "or a parent, then a 'LLM Wiki vault: <path>' line in CLAUDE.md."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+VaultOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        "-V",
+        help="Vault folder (the one holding wiki/index.md, or any Obsidian vault).",
+        show_default=False,
+    ),
+]
+WikiFolderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--wiki-folder", help="Wiki folder inside the vault [default: wiki].", show_default=False
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def open_wiki(vault: Path | None, wiki_folder: str | None) -> Wiki:
+    """Open the vault with a progress bar on a terminal (first read of a big vault)."""
+    with ReadProgress() as progress:
+        return Wiki.open(vault, wiki_folder=wiki_folder, progress=progress)
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

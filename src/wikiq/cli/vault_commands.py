@@ -1,0 +1,215 @@
+"""`wikiq doctor`, `wikiq pages`, `wikiq show`: looking at a vault as wikiq reads it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.errors import PageNotFound
+from wikiq.vault.catalog import Catalog
+from wikiq.vault.health import VaultHealth, vault_health
+
+_LIST_LIMIT = 10
+
+
+@app.command()
+def doctor(
+    vault: VaultOpt = None, wiki_folder: WikiFolderOpt = None, json: JsonOpt = False
+) -> None:
+    """Check a vault: where it is, page counts, index gaps, dead links, stubs, broken pages, cache.
+
+    Examples:\n
+      wikiq doctor --vault ~/Obsidian/MyVault\n
+      wikiq doctor --json | jq .dead_links
+    """
+    wiki = open_wiki(vault, wiki_folder)
+    health = vault_health(wiki.catalog)
+    if json:
+        print_json(health.to_dict())
+        return
+    _print_health(health)
+
+
+def _print_health(h: VaultHealth) -> None:
+    out = Console(highlight=False)
+    out.print(f"[bold]Vault[/bold]        {h.vault}")
+    if h.layout == "llm-wiki":
+        out.print(f"[bold]Wiki folder[/bold]  {h.wiki_folder}  (LLM Wiki layout)")
+    else:
+        out.print("[bold]Layout[/bold]       plain Obsidian vault (no wiki/index.md)")
+    out.print(f"[bold]Found by[/bold]     {h.found_by}")
+    types = ", ".join(f"{n} {t}" for t, n in h.by_type.items())
+    out.print(f"[bold]Pages[/bold]        {h.pages} ({types})")
+    if h.layout == "llm-wiki":
+        out.print(f"[bold]In index.md[/bold]  {h.in_index}; not in index: {len(h.not_in_index)}")
+        _print_list(out, h.not_in_index, "not in index.md")
+        _print_list(out, h.index_without_page, "listed in index.md but missing on disk")
+    out.print(f"[bold]Links[/bold]        {h.links} resolved; {len(h.dead_links)} dead")
+    _print_list(out, [f"{d['page']} → [[{d['target']}]]" for d in h.dead_links], "dead links")
+    out.print(
+        f"[bold]Stubs[/bold]        {len(h.stubs)} (generation_complete: false); reviewed: {h.reviewed}"
+    )
+    _print_list(out, h.stubs, "stubs")
+    out.print(f"[bold]Malformed[/bold]    {len(h.malformed)}")
+    _print_list(out, [f"{m['file']}: {m['problem']}" for m in h.malformed], "malformed pages")
+    if h.cache_file:
+        age = _age(h.cache_age_s)
+        out.print(
+            f"[bold]Cache[/bold]        {h.cache_file} (built {age} ago; {h.files_read} file(s) read now)"
+        )
+    else:
+        out.print("[bold]Cache[/bold]        not written (cache folder not writable)")
+    for note in h.notes:
+        out.print(f"[yellow]•[/yellow] {note}")
+
+
+def _print_list(out: Console, items: list[str], what: str) -> None:
+    for item in items[:_LIST_LIMIT]:
+        out.print(f"    {item}", markup=False)
+    if len(items) > _LIST_LIMIT:
+        out.print(f"    … and {len(items) - _LIST_LIMIT} more {what} (see --json)")
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+@app.command()
+def pages(
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    type: Annotated[
+        str | None,
+        typer.Option("--type", "-t", help="Only pages of this type (entity, concept, source…)."),
+    ] = None,
+    prefix: Annotated[
+        str | None,
+        typer.Option("--prefix", help="Only paths starting with this, e.g. 'concepts/'."),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """List the pages wikiq sees, with type, title and flags.
+
+    Examples:\n
+      wikiq pages --type concept\n
+      wikiq pages --prefix entities/ --json
+    """
+    catalog = open_wiki(vault, wiki_folder).catalog
+    rows = [
+        p
+        for p in catalog.pages
+        if (type is None or p.type == type) and (prefix is None or p.path.startswith(prefix))
+    ]
+    if json:
+        print_json(
+            [
+                {
+                    "path": p.path,
+                    "title": p.title,
+                    "type": p.type,
+                    "aliases": list(p.aliases),
+                    "in_index": p.in_index,
+                    "stub": p.stub,
+                    "reviewed": p.reviewed,
+                }
+                for p in rows
+            ]
+        )
+        return
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("path", overflow="fold")
+    table.add_column("type")
+    table.add_column("title", overflow="fold")
+    table.add_column("flags")
+    for p in rows:
+        flags = " ".join(
+            f
+            for f, on in (
+                ("stub", p.stub),
+                ("reviewed", p.reviewed),
+                ("not-in-index", catalog.location.layout == "llm-wiki" and not p.in_index),
+            )
+            if on
+        )
+        table.add_row(p.path, p.type, p.title, flags)
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"{len(rows)} page(s)", style="dim")
+
+
+@app.command()
+def show(
+    path: Annotated[
+        str, typer.Argument(help="Page path (concepts/orbit), basename, title or alias.")
+    ],
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show one page: its frontmatter and the links going out of it and coming into it.
+
+    Examples:\n
+      wikiq show concepts/orbit\n
+      wikiq show "Neil Armstrong" --json
+    """
+    catalog = open_wiki(vault, wiki_folder).catalog
+    i = catalog.find(path)
+    if i is None:
+        raise PageNotFound(f"No page '{path}' in this vault (try `wikiq pages` to list them).")
+    info = page_info(catalog, i)
+    if json:
+        print_json(info)
+        return
+    out = Console(highlight=False)
+    out.print(f"[bold]{info['title']}[/bold]  ({info['path']}, {info['type'] or 'no type'})")
+    out.print(f"file: {info['file']}", markup=False)
+    if info["aliases"]:
+        out.print("aliases: " + ", ".join(info["aliases"]), markup=False)
+    flags = [f for f in ("stub", "reviewed") if info[f]]
+    if flags:
+        out.print("flags: " + ", ".join(flags))
+    if info["problem"]:
+        out.print(f"[red]problem:[/red] {info['problem']}")
+    out.print("[bold]frontmatter[/bold]")
+    for key, value in info["frontmatter"].items():
+        out.print(f"  {key}: {value}", markup=False)
+    out.print(f"[bold]links out[/bold] ({len(info['links_out'])})")
+    for target in info["links_out"]:
+        out.print(f"  → {target}", markup=False)
+    for target in info["dead_links"]:
+        out.print(f"  ✗ {target} (dead)", markup=False)
+    out.print(f"[bold]links in[/bold] ({len(info['links_in'])})")
+    for source in info["links_in"]:
+        out.print(f"  ← {source}", markup=False)
+
+
+def page_info(catalog: Catalog, i: int) -> dict[str, Any]:
+    page = catalog.pages[i]
+    return {
+        "path": page.path,
+        "file": page.file,
+        "title": page.title,
+        "type": page.type,
+        "aliases": list(page.aliases),
+        "tags": list(page.tags),
+        "stub": page.stub,
+        "reviewed": page.reviewed,
+        "in_index": page.in_index,
+        "problem": page.problem,
+        "frontmatter": catalog.read_page(i).frontmatter,
+        "links_out": [catalog.pages[j].path for j in catalog.out_links[i]],
+        "dead_links": [d.target for d in catalog.dead_links if d.page == page.path],
+        "links_in": [catalog.pages[j].path for j in catalog.in_links(i)],
+    }

@@ -1,0 +1,157 @@
+"""Anthropic's Messages API: `POST /v1/messages`, streamed as typed server-sent events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wikiq.llm import failures
+from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.context_windows import default_context_window
+from wikiq.llm.failures import Endpoint, display_url
+from wikiq.llm.provider import HttpChatModel, as_int, split_system
+from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+# The API requires max_tokens; this fits every current Claude model.
+DEFAULT_MAX_TOKENS = 4096
+PATH = "/v1/messages"
+
+
+class AnthropicModel(HttpChatModel):
+    """A Claude model; `base_url` is the host (a trailing `/v1` is tolerated)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None,
+        base_url: str = DEFAULT_BASE_URL,
+        context_window: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        key_env: str | None = "ANTHROPIC_API_KEY",
+    ) -> None:
+        base_url = base_url.rstrip("/").removesuffix("/v1")
+        headers = {"anthropic-version": API_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        endpoint = Endpoint(
+            where=display_url(base_url),
+            model=model,
+            key_env=key_env,
+            has_key=bool(api_key),
+            secrets=(api_key,) if api_key else (),
+        )
+        transport = Transport(base_url, endpoint, headers=headers, timeout=timeout, retry=retry)
+        window = context_window or default_context_window("anthropic", model)
+        super().__init__("anthropic", model, transport, window)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_mode: bool = False,
+    ) -> Completion:
+        # The Messages API has no JSON mode; callers ask for JSON in the prompt.
+        data = self._transport.post_json(PATH, self._body(messages, max_tokens, temperature))
+        if not isinstance(data, dict):
+            data = {}
+        if data.get("type") == "error":
+            raise failures.reported_error(json.dumps(data), self._transport.endpoint)
+        blocks = data.get("content") or []
+        text = "".join(
+            b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+        )
+        usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
+        return Completion(
+            text=strip_thinking(text),
+            usage=Usage(_prompt_tokens(usage) or 0, as_int(usage.get("output_tokens")) or 0),
+            model=str(data.get("model") or self.model),
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> TextStream:
+        def open_events() -> Iterator[Event]:
+            body = self._body(messages, max_tokens, temperature, stream=True)
+            response = self._transport.open_stream(PATH, body)
+            return self._events(self._transport.lines(response))
+
+        return TextStream(open_events, self._transport)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int | None,
+        temperature: float | None,
+        *,
+        stream: bool = False,
+    ) -> dict[str, Any]:
+        system, turns = split_system(messages)
+        merged: list[dict[str, str]] = []
+        for m in turns:
+            if merged and merged[-1]["role"] == m.role:
+                merged[-1]["content"] += "\n\n" + m.content
+            else:
+                merged.append({"role": m.role, "content": m.content})
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": merged,
+        }
+        if system:
+            body["system"] = system
+        if temperature is not None:
+            body["temperature"] = temperature
+        if stream:
+            body["stream"] = True
+        return body
+
+    def _events(self, lines: Iterator[str]) -> Iterator[Event]:
+        for event, data in iter_sse(lines):
+            try:
+                payload = json.loads(data)
+            except ValueError:
+                continue
+            if not isinstance(payload, dict):
+                continue
+            kind = payload.get("type") or event
+            if kind == "message_start":
+                usage = (payload.get("message") or {}).get("usage") or {}
+                yield UsageUpdate(_prompt_tokens(usage), as_int(usage.get("output_tokens")))
+            elif kind == "content_block_delta":
+                # `thinking_delta`s carry extended thinking: not shown.
+                delta = payload.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    yield str(delta["text"])
+            elif kind == "message_delta":
+                usage = payload.get("usage") or {}
+                yield UsageUpdate(_prompt_tokens(usage), as_int(usage.get("output_tokens")))
+            elif kind == "message_stop":
+                return
+            elif kind == "error":
+                error = payload.get("error") or {}
+                if error.get("type") in ("overloaded_error", "api_error"):
+                    raise StreamCutOff(str(error.get("message", "")))
+                raise failures.reported_error(data, self._transport.endpoint)
+        raise StreamCutOff("the stream ended before message_stop")
+
+
+def _prompt_tokens(usage: dict[str, Any]) -> int | None:
+    parts = [
+        as_int(usage.get(k))
+        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    ]
+    counted = [p for p in parts if p is not None]
+    return sum(counted) if counted else None

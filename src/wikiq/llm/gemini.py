@@ -1,0 +1,160 @@
+"""Google's Gemini API: `models/{model}:generateContent` and `:streamGenerateContent?alt=sse`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wikiq.llm import failures
+from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.context_windows import default_context_window
+from wikiq.llm.failures import Endpoint, ModelServerError, display_url
+from wikiq.llm.provider import HttpChatModel, as_int, split_system
+from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+
+class GeminiModel(HttpChatModel):
+    """A Gemini model; `base_url` includes the API version (`…/v1beta`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None,
+        base_url: str = DEFAULT_BASE_URL,
+        context_window: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        key_env: str | None = "GEMINI_API_KEY",
+    ) -> None:
+        model = model.removeprefix("models/")
+        headers = {"x-goog-api-key": api_key} if api_key else {}
+        endpoint = Endpoint(
+            where=display_url(base_url),
+            model=model,
+            key_env=key_env,
+            has_key=bool(api_key),
+            secrets=(api_key,) if api_key else (),
+        )
+        transport = Transport(base_url, endpoint, headers=headers, timeout=timeout, retry=retry)
+        window = context_window or default_context_window("gemini", model)
+        super().__init__("gemini", model, transport, window)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_mode: bool = False,
+    ) -> Completion:
+        body = self._body(messages, max_tokens, temperature, json_mode=json_mode)
+        data = self._transport.post_json(f"/models/{self.model}:generateContent", body)
+        if not isinstance(data, dict):
+            data = {}
+        self._raise_if_blocked(data)
+        prompt, answer = _usage(data)
+        return Completion(
+            text=strip_thinking(_text(data)),
+            usage=Usage(prompt or 0, answer or 0),
+            model=str(data.get("modelVersion") or self.model),
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> TextStream:
+        def open_events() -> Iterator[Event]:
+            body = self._body(messages, max_tokens, temperature)
+            path = f"/models/{self.model}:streamGenerateContent"
+            response = self._transport.open_stream(path, body, params={"alt": "sse"})
+            return self._events(self._transport.lines(response))
+
+        return TextStream(open_events, self._transport)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int | None,
+        temperature: float | None,
+        *,
+        json_mode: bool = False,
+    ) -> dict[str, Any]:
+        system, turns = split_system(messages)
+        body: dict[str, Any] = {
+            "contents": [
+                {
+                    "role": "model" if m.role == "assistant" else "user",
+                    "parts": [{"text": m.content}],
+                }
+                for m in turns
+            ]
+        }
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": system}]}
+        config: dict[str, Any] = {}
+        if max_tokens is not None:
+            config["maxOutputTokens"] = max_tokens
+        if temperature is not None:
+            config["temperature"] = temperature
+        if json_mode:
+            config["responseMimeType"] = "application/json"
+        if config:
+            body["generationConfig"] = config
+        return body
+
+    def _events(self, lines: Iterator[str]) -> Iterator[Event]:
+        for _, data in iter_sse(lines):
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                continue
+            if not isinstance(chunk, dict):
+                continue
+            if chunk.get("error"):
+                raise failures.reported_error(data, self._transport.endpoint)
+            self._raise_if_blocked(chunk)
+            text = _text(chunk)
+            if text:
+                yield text
+            prompt, answer = _usage(chunk)
+            if prompt is not None or answer is not None:
+                yield UsageUpdate(prompt, answer)
+            candidates = chunk.get("candidates") or [{}]
+            if candidates[0].get("finishReason"):
+                return
+        raise StreamCutOff("the stream ended before a finishReason")
+
+    def _raise_if_blocked(self, data: dict[str, Any]) -> None:
+        reason = (data.get("promptFeedback") or {}).get("blockReason")
+        if reason and not data.get("candidates"):
+            raise ModelServerError(
+                f"{self.model} refused to answer this prompt (blocked: {reason}).",
+                kind="rejected",
+            )
+
+
+def _text(data: dict[str, Any]) -> str:
+    candidates = data.get("candidates") or [{}]
+    parts = (candidates[0].get("content") or {}).get("parts") or []
+    # Parts marked `thought` are the model's reasoning summary: not shown.
+    return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and not p.get("thought"))
+
+
+def _usage(data: dict[str, Any]) -> tuple[int | None, int | None]:
+    meta = data.get("usageMetadata")
+    if not isinstance(meta, dict):
+        return None, None
+    answer = as_int(meta.get("candidatesTokenCount"))
+    thoughts = as_int(meta.get("thoughtsTokenCount"))
+    if thoughts is not None:
+        answer = (answer or 0) + thoughts  # billed as output, like OpenAI's reasoning tokens
+    return as_int(meta.get("promptTokenCount")), answer

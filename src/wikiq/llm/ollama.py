@@ -1,0 +1,173 @@
+"""Ollama's native API: `POST /api/chat` with NDJSON streaming.
+
+Unlike its OpenAI-compatible `/v1`, the native API lets us set `num_ctx`, so the context window
+wikiq budgets for is the one Ollama really uses (its own default is much smaller).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wikiq.llm import failures
+from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
+from wikiq.llm.failures import Endpoint, display_url
+from wikiq.llm.provider import HttpChatModel, as_int
+from wikiq.llm.streaming import Event, TextStream, UsageUpdate
+from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+
+DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+# Without an explicit --context, stay at a window a laptop can hold in memory, even when the
+# model was trained for far more (llama3.1 says 131072).
+DEFAULT_WINDOW_CAP = 32_768
+
+
+def ollama_base_url(host: str | None) -> str:
+    """The server URL for an `OLLAMA_HOST` value such as `0.0.0.0:11434` or `http://box:8000`."""
+    host = (host or "").strip().rstrip("/")
+    if not host:
+        return DEFAULT_BASE_URL
+    scheme, _, rest = host.rpartition("://")
+    scheme = scheme or "http"
+    rest, slash, path = rest.partition("/")
+    if rest.startswith("["):  # [ipv6]:port
+        hostname, _, port = rest.partition("]")
+        hostname, port = hostname + "]", port.removeprefix(":")
+    elif rest.count(":") == 1:
+        hostname, port = rest.split(":")
+    else:
+        hostname, port = rest, ""
+    # A server told to listen everywhere is reached on this machine's loopback.
+    hostname = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "[::1]"}.get(hostname, hostname)
+    port = port or ("443" if scheme == "https" else "11434")
+    return f"{scheme}://{hostname}:{port}{slash}{path}"
+
+
+class OllamaModel(HttpChatModel):
+    """A model served by Ollama at `base_url` (no `/v1`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        context_window: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        ask_server_for_context: bool = True,
+    ) -> None:
+        endpoint = Endpoint(
+            where=display_url(base_url),
+            model=model,
+            not_found_hint=f"run `ollama pull {model}` or pick a model that `ollama list` shows",
+        )
+        transport = Transport(base_url, endpoint, timeout=timeout, retry=retry)
+        super().__init__("ollama", model, transport, context_window or 0)
+        self._ask_server = ask_server_for_context
+
+    @property
+    def context_window(self) -> int:
+        if not self._context_window:
+            trained = self._trained_context() if self._ask_server else None
+            window = trained or known_context_window(self.model) or UNKNOWN_LOCAL
+            self._context_window = min(window, DEFAULT_WINDOW_CAP)
+        return self._context_window
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_mode: bool = False,
+    ) -> Completion:
+        body = self._body(messages, max_tokens, temperature, stream=False, json_mode=json_mode)
+        data = self._transport.post_json("/api/chat", body)
+        if not isinstance(data, dict):
+            data = {}
+        if data.get("error"):
+            raise failures.reported_error(json.dumps(data), self._transport.endpoint)
+        message = data.get("message") or {}
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        return Completion(
+            text=strip_thinking(text),
+            usage=Usage(
+                as_int(data.get("prompt_eval_count")) or 0, as_int(data.get("eval_count")) or 0
+            ),
+            model=str(data.get("model") or self.model),
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> TextStream:
+        def open_events() -> Iterator[Event]:
+            body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+            response = self._transport.open_stream("/api/chat", body)
+            return self._events(self._transport.lines(response))
+
+        return TextStream(open_events, self._transport)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int | None,
+        temperature: float | None,
+        *,
+        stream: bool,
+        json_mode: bool,
+    ) -> dict[str, Any]:
+        options: dict[str, Any] = {"num_ctx": self.context_window}
+        if max_tokens is not None:
+            options["num_predict"] = max_tokens
+        if temperature is not None:
+            options["temperature"] = temperature
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": stream,
+            "options": options,
+        }
+        if json_mode:
+            body["format"] = "json"
+        return body
+
+    def _events(self, lines: Iterator[str]) -> Iterator[Event]:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                chunk = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(chunk, dict):
+                continue
+            if chunk.get("error"):
+                raise failures.reported_error(line, self._transport.endpoint)
+            # `message.thinking` holds a thinking model's reasoning: not shown.
+            content = (chunk.get("message") or {}).get("content")
+            if isinstance(content, str) and content:
+                yield content
+            if chunk.get("done"):
+                yield UsageUpdate(
+                    as_int(chunk.get("prompt_eval_count")), as_int(chunk.get("eval_count"))
+                )
+                return
+        raise StreamCutOff("the stream ended before Ollama said it was done")
+
+    def _trained_context(self) -> int | None:
+        data = self._transport.try_json("POST", "/api/show", {"model": self.model})
+        info = data.get("model_info") if isinstance(data, dict) else None
+        if not isinstance(info, dict):
+            return None
+        for key, value in info.items():
+            if key.endswith(".context_length") and as_int(value):
+                return as_int(value)
+        return None

@@ -1,0 +1,197 @@
+"""Any server that speaks OpenAI's `POST /chat/completions`.
+
+OpenAI, Ollama's `/v1`, LM Studio, vLLM, the llama.cpp server, OpenRouter, DeepSeek… differ in
+which optional fields they accept, so the model learns from a server's 400 answers what to stop
+sending (`stream_options`, `response_format`, `temperature`, `max_tokens`) and remembers it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+from wikiq.llm import failures
+from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.context_windows import default_context_window
+from wikiq.llm.failures import Endpoint, ModelServerError, display_url
+from wikiq.llm.provider import HttpChatModel, as_int
+from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+
+T = TypeVar("T")
+
+PATH = "/chat/completions"
+
+
+class OpenAICompatModel(HttpChatModel):
+    """A chat model behind an OpenAI-compatible API at `base_url` (which usually ends in `/v1`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        label: str = "openai",
+        context_window: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        key_env: str | None = None,
+    ) -> None:
+        all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        all_headers.update(headers or {})
+        endpoint = Endpoint(
+            where=display_url(base_url),
+            model=model,
+            key_env=key_env,
+            has_key=bool(api_key),
+            secrets=(api_key,) if api_key else (),
+        )
+        transport = Transport(base_url, endpoint, headers=all_headers, timeout=timeout, retry=retry)
+        window = context_window or default_context_window(label, model)
+        super().__init__(label, model, transport, window)
+        self._send_stream_usage = True
+        self._send_json_format = True
+        self._send_temperature = True
+        self._max_tokens_field = "max_tokens"
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_mode: bool = False,
+    ) -> Completion:
+        body = self._body(messages, max_tokens, temperature, stream=False, json_mode=json_mode)
+        data = self._adapting(lambda b: self._transport.post_json(PATH, b), body)
+        if not isinstance(data, dict):
+            data = {}
+        if data.get("error") and not data.get("choices"):
+            raise failures.reported_error(json.dumps(data), self._transport.endpoint)
+        usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
+        return Completion(
+            text=strip_thinking(_message_text(data)),
+            usage=Usage(
+                as_int(usage.get("prompt_tokens")) or 0,
+                as_int(usage.get("completion_tokens")) or 0,
+            ),
+            model=str(data.get("model") or self.model),
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> TextStream:
+        def open_events() -> Iterator[Event]:
+            body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+            response = self._adapting(lambda b: self._transport.open_stream(PATH, b), body)
+            return self._events(self._transport.lines(response))
+
+        return TextStream(open_events, self._transport)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int | None,
+        temperature: float | None,
+        *,
+        stream: bool,
+        json_mode: bool,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+        }
+        if max_tokens is not None:
+            body[self._max_tokens_field] = max_tokens
+        if temperature is not None and self._send_temperature:
+            body["temperature"] = temperature
+        if stream:
+            body["stream"] = True
+            if self._send_stream_usage:
+                body["stream_options"] = {"include_usage": True}
+        if json_mode and self._send_json_format:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _adapting(self, send: Callable[[dict[str, Any]], T], body: dict[str, Any]) -> T:
+        """Send; while the server rejects an optional field, drop it and send again."""
+        while True:
+            try:
+                return send(body)
+            except ModelServerError as err:
+                if err.kind != "rejected" or not self._relax(body, err.detail.lower()):
+                    raise
+
+    def _relax(self, body: dict[str, Any], said: str) -> bool:
+        """Drop or rename the field the server complained about; False if there is none."""
+        if "max_completion_tokens" in said and "max_tokens" in body:
+            body["max_completion_tokens"] = body.pop("max_tokens")
+            self._max_tokens_field = "max_completion_tokens"
+            return True
+        if "temperature" in said and "temperature" in body:
+            del body["temperature"]
+            self._send_temperature = False
+            return True
+        named = [f for f in ("stream_options", "response_format") if f in body and f in said]
+        # A server that does not name the field still most likely objects to the optional ones.
+        optional = named or [f for f in ("response_format", "stream_options") if f in body]
+        if not optional:
+            return False
+        field = optional[0]
+        del body[field]
+        if field == "stream_options":
+            self._send_stream_usage = False
+        else:
+            self._send_json_format = False
+        return True
+
+    def _events(self, lines: Iterator[str]) -> Iterator[Event]:
+        finished = False
+        try:
+            for _, data in iter_sse(lines):
+                if data.strip() == "[DONE]":
+                    return
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    continue
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("error"):
+                    raise failures.reported_error(data, self._transport.endpoint)
+                usage = chunk.get("usage")
+                if isinstance(usage, dict):
+                    yield UsageUpdate(
+                        as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens"))
+                    )
+                for choice in chunk.get("choices") or ():
+                    # `reasoning_content` / `reasoning` deltas are the model thinking: not shown.
+                    delta = choice.get("delta") or {}
+                    content = delta.get("content")
+                    if isinstance(content, str) and content:
+                        yield content
+                    if choice.get("finish_reason"):
+                        finished = True
+        except StreamCutOff:
+            if not finished:
+                raise
+            return
+        if not finished:
+            raise StreamCutOff("the stream ended before the answer was complete")
+
+
+def _message_text(data: dict[str, Any]) -> str:
+    choices = data.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    content = message.get("content")
+    if isinstance(content, list):  # a few servers answer with content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""

@@ -1,0 +1,78 @@
+"""Keep a reasoning model's `<think>…</think>` blocks away from callers.
+
+Streams deliver text in arbitrary pieces, so a tag can arrive split (`<thi` + `nk>`): the filter
+holds back only the few characters that could still become a tag and releases everything else
+at once.
+"""
+
+from __future__ import annotations
+
+OPEN_TAG = "<think>"
+CLOSE_TAG = "</think>"
+
+
+class ThinkFilter:
+    """Feed text chunks in order, get back the visible part; call `finish()` once at the end."""
+
+    def __init__(self) -> None:
+        self._pending = ""  # held back: may be the start of a tag
+        self._thinking = False
+        self._emitted = False
+        # After a think block that opens the answer, the model's "\n\n" is not part of the answer.
+        self._trim_leading = False
+
+    def feed(self, chunk: str) -> str:
+        text = self._pending + chunk
+        self._pending = ""
+        visible: list[str] = []
+        while text:
+            tag = CLOSE_TAG if self._thinking else OPEN_TAG
+            at = text.find(tag)
+            if at >= 0:
+                if not self._thinking:
+                    visible.append(self._emit(text[:at]))
+                elif not self._emitted:
+                    self._trim_leading = True
+                text = text[at + len(tag) :]
+                self._thinking = not self._thinking
+                continue
+            held = _partial_tag_suffix(text, tag)
+            if not self._thinking:
+                visible.append(self._emit(text[: len(text) - held]))
+            self._pending = text[len(text) - held :]
+            break
+        return "".join(visible)
+
+    def finish(self) -> str:
+        """Release held-back text; an unterminated think block is dropped."""
+        rest = "" if self._thinking else self._pending
+        self._pending = ""
+        self._thinking = False
+        return self._emit(rest)
+
+    def _emit(self, text: str) -> str:
+        if self._trim_leading:
+            text = text.lstrip()
+            if text:
+                self._trim_leading = False
+        if text:
+            self._emitted = True
+        return text
+
+
+def strip_thinking(text: str) -> str:
+    """The answer part of a whole completion, without reasoning blocks."""
+    head, close, tail = text.partition(CLOSE_TAG)
+    if close and OPEN_TAG not in head:
+        # Some chat templates put `<think>` into the prompt, so only the closing tag comes back.
+        text = tail.lstrip()
+    think = ThinkFilter()
+    return think.feed(text) + think.finish()
+
+
+def _partial_tag_suffix(text: str, tag: str) -> int:
+    """Length of the longest end of `text` that is a proper start of `tag`."""
+    for size in range(min(len(text), len(tag) - 1), 0, -1):
+        if text.endswith(tag[:size]):
+            return size
+    return 0

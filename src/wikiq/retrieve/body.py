@@ -1,0 +1,82 @@
+"""Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
+
+The weight matrix is precomputed once (pages × terms, CSC), so a question costs one column
+slice and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
+question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
+results), which is what deciding "the vault does not cover this" needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from wikiq.vault.terms import TermIndex
+
+K1 = 1.2
+B = 0.75
+
+
+@dataclass(frozen=True)
+class BodyHits:
+    pages: np.ndarray  # page numbers with at least one query term, best first
+    scores: np.ndarray  # BM25
+    coverage: np.ndarray  # share of the question's IDF weight present in the page, [0, 1]
+    terms: tuple[str, ...]  # the question terms that exist in the vault
+
+
+class BodyIndex:
+    """BM25 weights for every (page, term) pair of a vault."""
+
+    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+        counts = terms.matrix.tocsr().astype(np.float32)
+        n_docs = counts.shape[0]
+        self.n_docs = n_docs
+        self.term_ids = terms.term_ids
+        doc_len = np.asarray(counts.sum(axis=1)).ravel()
+        avg = float(doc_len.mean()) if n_docs else 1.0
+        df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float32)
+        self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
+        norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
+        rows = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
+        tf = counts.data
+        weights = tf * (k1 + 1.0) / (tf + norm[rows]) * self.idf[counts.indices]
+        self.weights = sp.csr_matrix(
+            (weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape
+        ).tocsc()
+        presence = sp.csr_matrix(
+            (np.ones_like(tf), counts.indices, counts.indptr), shape=counts.shape
+        )
+        self.presence = presence.tocsc()
+
+    def idf_of(self, term: str) -> float:
+        j = self.term_ids.get(term)
+        return float(self.idf[j]) if j is not None else self.unseen_idf
+
+    def search(self, query_terms: Sequence[str], *, limit: int = 100) -> BodyHits:
+        """Pages containing the question's terms, ranked by BM25."""
+        unique = list(dict.fromkeys(query_terms))
+        ids = [self.term_ids[t] for t in unique if t in self.term_ids]
+        total_weight = sum(self.idf_of(t) for t in unique)
+        if not ids or self.n_docs == 0:
+            empty = np.empty(0)
+            return BodyHits(empty.astype(np.int64), empty, empty, ())
+        cols = np.asarray(ids)
+        scores = np.asarray(self.weights[:, cols].sum(axis=1)).ravel()
+        hit = np.nonzero(scores > 0)[0]
+        if len(hit) > limit:
+            top = np.argpartition(-scores[hit], limit)[:limit]
+            hit = hit[top]
+        # Ties broken by page number so results never depend on the partition's order.
+        order = np.lexsort((hit, -scores[hit]))
+        hit = hit[order]
+        present = self.presence[:, cols][hit]
+        matched_weight = np.asarray(present @ self.idf[cols]).ravel()
+        coverage = matched_weight / max(total_weight, 1e-9)
+        known = tuple(t for t in unique if t in self.term_ids)
+        return BodyHits(hit.astype(np.int64), scores[hit], np.minimum(coverage, 1.0), known)

@@ -1,0 +1,130 @@
+"""Personalized PageRank over the link graph: exact by default, Monte Carlo for plugin parity.
+
+Exact PPR is a sparse power iteration, deterministic to the last digit. The walk restarts at
+the seeds with probability `restart` per step; a page with no way out sends its mass back to
+the seeds (the plugin's dead-end rule) rather than spreading it over the whole vault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+Direction = Literal["out", "in", "both"]
+
+
+@dataclass(frozen=True)
+class WalkGraph:
+    """A row-stochastic transition matrix, stored transposed for the power iteration."""
+
+    transposed: sp.csr_matrix  # P^T: column j holds where a walker at j goes
+    dangling: np.ndarray  # bool per page: no way out
+    forward: sp.csr_matrix  # P itself, row i = where a walker at i goes (for Monte Carlo)
+
+    @property
+    def size(self) -> int:
+        return int(self.dangling.shape[0])
+
+
+def walk_graph(
+    adjacency: sp.csr_matrix, direction: Direction = "both", in_weight: float = 1.0
+) -> WalkGraph:
+    """Transition matrix from a directed adjacency: follow out-links, in-links, or both.
+
+    `in_weight` scales in-link steps when `direction` is "both": a page's own links are
+    usually a stronger statement of relatedness than the pages that happen to link to it.
+    """
+    a = adjacency.astype(np.float64).tocsr()
+    a.data[:] = 1.0
+    if direction == "out":
+        m = a
+    elif direction == "in":
+        m = a.T.tocsr()
+    else:
+        m = (a + in_weight * a.T).tocsr()
+    m.sum_duplicates()
+    out_weight = np.asarray(m.sum(axis=1)).ravel()
+    dangling = out_weight == 0
+    inv = np.where(dangling, 0.0, 1.0 / np.where(dangling, 1.0, out_weight))
+    p = sp.diags(inv) @ m
+    p = p.tocsr()
+    return WalkGraph(transposed=p.T.tocsr(), dangling=dangling, forward=p)
+
+
+def _restart_vector(n: int, seeds: Mapping[int, float]) -> np.ndarray:
+    s = np.zeros(n, dtype=np.float64)
+    for page, weight in seeds.items():
+        if 0 <= page < n and weight > 0:
+            s[page] += weight
+    total = s.sum()
+    return s / total if total > 0 else s
+
+
+def personalized_pagerank(
+    graph: WalkGraph,
+    seeds: Mapping[int, float],
+    *,
+    restart: float = 0.3,
+    tol: float = 1e-8,
+    max_iter: int = 200,
+) -> np.ndarray:
+    """Stationary visit probabilities of a walk restarting at `seeds` (weighted); sums to 1."""
+    n = graph.size
+    s = _restart_vector(n, seeds)
+    if s.sum() == 0:
+        return s
+    x = s.copy()
+    damp = 1.0 - restart
+    for _ in range(max_iter):
+        lost = x[graph.dangling].sum()
+        nxt = restart * s + damp * (graph.transposed @ x + lost * s)
+        if np.abs(nxt - x).sum() < tol:
+            return nxt
+        x = nxt
+    return x
+
+
+def monte_carlo_pagerank(
+    graph: WalkGraph,
+    seeds: Mapping[int, float],
+    *,
+    restart: float = 0.3,
+    walks: int = 3000,
+    steps: int = 50,
+    seed: int = 42,
+) -> np.ndarray:
+    """The plugin's estimator: random walks from the seeds, visits counted (seeded, repeatable)."""
+    n = graph.size
+    s = _restart_vector(n, seeds)
+    if s.sum() == 0:
+        return s
+    rng = np.random.default_rng(seed)
+    seed_pages = np.nonzero(s)[0]
+    seed_probs = s[seed_pages]
+    start = rng.choice(seed_pages, size=walks, p=seed_probs)
+    pos = start.copy()
+    indptr, indices, data = graph.forward.indptr, graph.forward.indices, graph.forward.data
+    visits = np.zeros(n, dtype=np.float64)
+    np.add.at(visits, pos, 1.0)
+    cum = np.cumsum(data)
+    for _ in range(steps):
+        jump = (rng.random(walks) < restart) | graph.dangling[pos]
+        moving = np.nonzero(~jump)[0]
+        if len(moving):
+            # Pick an out-edge in proportion to its transition probability.
+            lo, hi = indptr[pos[moving]], indptr[pos[moving] + 1]
+            u = rng.random(len(moving))
+            base = np.where(lo > 0, cum[np.maximum(lo - 1, 0)], 0.0)
+            target = base + u * (cum[hi - 1] - base)
+            k = np.searchsorted(cum, target, side="right")
+            k = np.clip(k, lo, hi - 1)
+            pos[moving] = indices[k]
+        jumped = np.nonzero(jump)[0]
+        if len(jumped):
+            pos[jumped] = start[jumped]
+        np.add.at(visits, pos, 1.0)
+    return visits / visits.sum()

@@ -1,0 +1,16 @@
+"""Unicode ranges of the scripts wikiq treats specially, as regex character-class bodies."""
+
+from __future__ import annotations
+
+# U+3005 (々, iteration mark) and U+3007 (〇) behave as ideographs in running text. The
+# radicals (U+2E80-U+2FDF) turn up in text extracted from PDFs in place of the ideographs
+# they look like; NFKC maps them back.
+HAN = "\u2e80-\u2fdf\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+HIRAGANA = "\u3041-\u309f"
+# U+30FB (katakana middle dot) separates the parts of names; U+30A0 is a hyphen sign.
+KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+KANA = HIRAGANA + KATAKANA
+HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+CJK = HAN + KANA + HANGUL
+# Latin letters beyond ASCII: Latin-1 letters (not × ÷) and Latin Extended-A/B.
+LATIN_EXTRA = "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"

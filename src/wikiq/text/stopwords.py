@@ -1,0 +1,102 @@
+"""Function words that carry no topic: dropped from matching tokens, used to guess language.
+
+The lists are deliberately compact. A stop-word list only has to remove the words that would
+otherwise match nearly every page (articles, pronouns, auxiliaries, question words); anything
+rarer is left to the ranking's IDF weighting.
+"""
+
+from __future__ import annotations
+
+
+def frozenset_of_words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of `text` (lets word lists be written as prose)."""
+    return frozenset(text.split())
+
+
+ENGLISH = frozenset_of_words(
+    """
+    a about above after again against all also am an and any are as at
+    be because been before being below between both but by
+    can could did do does doing done down during each either else ever every
+    few for from further had has have having he her here hers herself him himself his how
+    however i if in into is it its itself just let me more most much must my myself
+    neither no nor not now of off on once only or other others our ours ourselves out over own
+    per please same shall she should so some such tell than that the their theirs them
+    themselves then there these they this those through thus to too under until up upon us
+    very via was we were what whatever when whenever where whether which while who whom whose
+    why will with within without would yet you your yours yourself yourselves
+    may might many ll re ve don doesn didn isn aren wasn weren haven hasn hadn won wouldn
+    shouldn couldn etc vs eg ie
+    """
+)
+
+# Chinese function words and question fillers. Single characters are listed too: they matter
+# when a one-character run stands alone ("InterVL和Janus" → "和") and when spotting runs of
+# unknown characters (a name like 邵弁 next to 是/的 must not absorb them).
+CHINESE = frozenset_of_words(
+    """
+    的 地 得 了 着 过 是 在 和 与 及 或 也 都 就 而 且 并 之 于 对 把 被 给 从 到 以 为 让 则 即
+    所 其 这 那 哪 谁 几 吗 呢 吧 啊 呀 嘛 哦 么 请 能 会 要 有 不 没 还 又 很 更 最 太 个 等 些
+    因为 所以 但是 但 如果 那么 这个 那个 这些 那些 这样 那样 这里 那里 这种 那种 其中 以及
+    还是 就是 或者 而且 并且 然后 关于 对于 一个 一些 一种 一下 我 你 您 他 她 它 我们 你们
+    他们 她们 它们 自己 什么 怎么 怎样 怎么样 如何 为什么 为何 哪些 哪个 哪里 哪儿 多少 是否
+    有没有 没有 可以 可能 能否 应该 请问 告诉 介绍 解释 一下子
+    """
+)
+
+JAPANESE = frozenset_of_words(
+    """
+    これ それ あれ どれ この その あの どの ここ そこ どこ です ます でした ました する した
+    して ある いる なる こと もの なに なん 何 いつ だれ 誰 どう どうして なぜ どんな ですか
+    """
+)
+
+KOREAN = frozenset_of_words(
+    """
+    그 이 저 것 수 등 및 또는 그리고 하지만 그러나 그래서 무엇 무엇인가요 무엇입니까 뭐야
+    뭔가요 어떻게 어떤 왜 누구 언제 어디 있다 있는 없는 하는 한다 이다 입니다 대해 대한 위한
+    """
+)
+
+CJK: frozenset[str] = CHINESE | JAPANESE | KOREAN
+
+# Enough of each language's most frequent words to tell Latin-script languages apart.
+FRENCH = frozenset_of_words(
+    """
+    le la les un une des du de et est sont que qui quoi quel quelle quels quelles dans pour
+    avec sur par pas ne ce cette ces il elle ils elles nous vous je au aux ou où comment
+    pourquoi qu être avoir été son sa ses leur leurs mais plus très aussi
+    """
+)
+
+GERMAN = frozenset_of_words(
+    """
+    der die das den dem des ein eine einen einem einer und ist sind war was wer wie wo warum
+    welche welcher welches nicht mit für auf im in zu zum zur von vom bei aus ich du er sie es
+    wir ihr auch oder aber dass wird werden kann können hat haben sich über noch nur
+    """
+)
+
+SPANISH = frozenset_of_words(
+    """
+    el la los las un una unos unas de del y es son que qué quién cuál cuáles cómo dónde por
+    para con sin en no se su sus lo al como más pero este esta estos estas está están ser
+    muy también ya porque cuando
+    """
+)
+
+PORTUGUESE = frozenset_of_words(
+    """
+    o a os as um uma uns umas de do da dos das e é são que quem qual quais como onde por
+    para com sem em no na nos nas não se seu sua seus suas ao à mais mas este esta isso
+    isto está estão ser muito também já porque quando
+    """
+)
+
+ITALIAN = frozenset_of_words(
+    """
+    il lo la i gli le un uno una di del della dei delle e è sono che chi cosa cos quale
+    quali come dove perché per con su in nel nella non si suo sua suoi al alla più ma
+    questo questa anche molto già quando essere
+    """
+)

@@ -1,0 +1,389 @@
+"""The catalog: every page of a vault, its links as a sparse graph, and its body terms.
+
+`open_catalog` reads a vault through the cache: an unchanged vault opens without reading any
+page, an edited page re-reads one file. Bodies are read on demand by byte offset.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from wikiq.vault import cache as catalog_cache
+from wikiq.vault.index_file import IndexEntry, parse_index
+from wikiq.vault.locate import VaultLocation
+from wikiq.vault.markdown import lead_paragraph
+from wikiq.vault.page import Page, ParsedPage, parse_page
+from wikiq.vault.resolve import LinkResolver
+from wikiq.vault.scan import FileStat, scan_pages, stat_file
+from wikiq.vault.terms import TERM_FIELDS, FieldTerms, TermIndex, build_term_index, count_terms
+
+Progress = Callable[[int, int], None]  # (done, total)
+
+# Below this many files to read, a process pool costs more than it saves.
+PARALLEL_READ_MIN_FILES = 3000
+
+
+@dataclass(frozen=True)
+class DeadLink:
+    page: str  # the page that links
+    target: str  # the target as written
+
+
+@dataclass
+class Catalog:
+    """Pages, links and terms of one vault. Page numbers index every array here."""
+
+    location: VaultLocation
+    pages: list[Page]
+    out_links: list[tuple[int, ...]]
+    dead_links: list[DeadLink]
+    index_missing: list[str]  # index.md lines whose page does not exist on disk
+    files_read: int = 0  # pages parsed during this open (0 = served from the cache)
+    cache_file: Path | None = None
+    built_at: float = 0.0  # when the cached catalog was last rebuilt (epoch seconds)
+    _terms: dict[str, TermIndex] | None = field(default=None, repr=False)
+    _terms_loader: Callable[[], dict[str, TermIndex] | None] | None = field(
+        default=None, repr=False
+    )
+    _by_path: dict[str, int] | None = field(default=None, repr=False)
+    _graph: sp.csr_matrix | None = field(default=None, repr=False)
+    _resolver: LinkResolver | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    @property
+    def by_path(self) -> dict[str, int]:
+        if self._by_path is None:
+            self._by_path = {p.path: i for i, p in enumerate(self.pages)}
+        return self._by_path
+
+    def find(self, path: str) -> int | None:
+        """Page number for a page path, tolerating a `.md` suffix and the wiki-folder prefix."""
+        hit = self.by_path.get(path)
+        if hit is not None:
+            return hit
+        return self.resolver.resolve(path)
+
+    @property
+    def resolver(self) -> LinkResolver:
+        if self._resolver is None:
+            self._resolver = LinkResolver(self.pages, self.location.wiki_folder)
+        return self._resolver
+
+    @property
+    def graph(self) -> sp.csr_matrix:
+        """Directed adjacency (row links to column), unweighted, no self-loops."""
+        if self._graph is None:
+            self._graph = adjacency(self.out_links, len(self.pages))
+        return self._graph
+
+    def in_links(self, i: int) -> list[int]:
+        col = self.graph.tocsc()[:, i]
+        return sorted(int(r) for r in col.indices)
+
+    @property
+    def terms(self) -> TermIndex:
+        """Body term counts (loaded from the cache on first use)."""
+        return self.field_terms("body")
+
+    def field_terms(self, name: str) -> TermIndex:
+        """Term counts of one field: "body" (the whole body) or "lead" (its first paragraph)."""
+        if self._terms is None:
+            loaded = self._terms_loader() if self._terms_loader else None
+            if loaded is None or any(f not in loaded for f in TERM_FIELDS):
+                # The terms cache was lost: read the pages again rather than search nothing.
+                loaded = _reread_terms(self)
+            self._terms = loaded
+        return self._terms[name]
+
+    def file_path(self, i: int) -> Path:
+        return self.location.wiki_root / self.pages[i].file
+
+    def read_body(self, i: int) -> str:
+        """The page body (frontmatter removed), read from disk now; "" if it vanished."""
+        page = self.pages[i]
+        try:
+            with open(self.file_path(i), "rb") as fh:
+                fh.seek(page.body_offset)
+                raw = fh.read()
+        except OSError:
+            return ""
+        return raw.decode("utf-8", errors="replace")
+
+    def read_page(self, i: int) -> ParsedPage:
+        """Parse the page file now (frontmatter with unknown keys, and body)."""
+        page = self.pages[i]
+        try:
+            raw = self.file_path(i).read_bytes()
+        except OSError:
+            raw = b""
+        return parse_page(raw, page.file, size=page.size, mtime_ns=page.mtime_ns)
+
+    def read_text(self, i: int) -> str:
+        try:
+            return self.file_path(i).read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+        except OSError:
+            return ""
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        return [(p.file, p.problem) for p in self.pages if p.problem]
+
+
+def adjacency(out_links: Sequence[Sequence[int]], n: int) -> sp.csr_matrix:
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i, targets in enumerate(out_links):
+        indptr[i + 1] = indptr[i] + len(targets)
+    indices = np.fromiter(
+        (t for targets in out_links for t in targets), dtype=np.int32, count=int(indptr[-1])
+    )
+    data = np.ones(len(indices), dtype=np.float32)
+    return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+
+
+def open_catalog(
+    location: VaultLocation,
+    *,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> Catalog:
+    """Open a vault's catalog, re-reading only files whose (size, mtime) changed."""
+    files = scan_pages(location)
+    index_stat = stat_file(location.index_path) if location.index_path else None
+    store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
+    cached = store.load() if store else None
+
+    if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, files):
+        return Catalog(
+            location=location,
+            pages=cached.pages,
+            out_links=cached.out_links,
+            dead_links=cached.dead_links,
+            index_missing=cached.index_missing,
+            files_read=0,
+            cache_file=store.path if store else None,
+            built_at=cached.built_at,
+            _terms_loader=(lambda: store.load_terms(cached.built_at)) if store else None,
+        )
+
+    previous = {p.file: (i, p) for i, p in enumerate(cached.pages)} if cached else {}
+    to_read = [
+        f
+        for f, st in files.items()
+        if f not in previous
+        or (previous[f][1].size, previous[f][1].mtime_ns) != (st.size, st.mtime_ns)
+    ]
+    fresh = _read_pages(location.wiki_root, to_read, files, progress)
+    old_terms = None
+    if store is not None and cached is not None and len(to_read) < len(files):
+        old_terms = store.load_terms(cached.built_at)
+
+    pages: list[Page] = []
+    term_rows: dict[str, list[dict[str, int] | int]] = {name: [] for name in TERM_FIELDS}
+    for f in files:
+        if f in fresh:
+            page, counts = fresh[f]
+            for name in TERM_FIELDS:
+                term_rows[name].append(counts[name])
+        else:
+            row, page = previous[f]
+            if old_terms is not None and row < old_terms["body"].matrix.shape[0]:
+                for name in TERM_FIELDS:
+                    term_rows[name].append(row)
+            else:  # terms file lost: read this page again rather than lose its terms
+                page, counts = _read_one(location.wiki_root, f, files[f])
+                for name in TERM_FIELDS:
+                    term_rows[name].append(counts[name])
+        pages.append(page)
+
+    index_entries = _read_index(location)
+    index_missing = _apply_index(pages, index_entries)
+    out_links, dead = _resolve_links(location, pages)
+    terms = {
+        name: build_term_index(term_rows[name], old_terms[name] if old_terms else None)
+        for name in TERM_FIELDS
+    }
+
+    catalog = Catalog(
+        location=location,
+        pages=pages,
+        out_links=out_links,
+        dead_links=dead,
+        index_missing=index_missing,
+        files_read=len(to_read),
+        built_at=time.time(),
+        _terms=terms,
+    )
+    if store is not None:
+        catalog.cache_file = store.save(
+            catalog_cache.CachedCatalog(
+                pages=pages,
+                out_links=out_links,
+                dead_links=dead,
+                index_missing=index_missing,
+                index_stat=index_stat,
+                built_at=catalog.built_at,
+            ),
+            terms,
+        )
+    return catalog
+
+
+def _unchanged(pages: Sequence[Page], files: dict[str, FileStat]) -> bool:
+    if len(pages) != len(files):
+        return False
+    for page in pages:
+        st = files.get(page.file)
+        if st is None or st.size != page.size or st.mtime_ns != page.mtime_ns:
+            return False
+    return True
+
+
+def _read_one(root: Path, file: str, st: FileStat) -> tuple[Page, FieldTerms]:
+    try:
+        raw = (root / file).read_bytes()
+    except OSError as err:
+        parsed = parse_page(b"", file, size=st.size, mtime_ns=st.mtime_ns)
+        parsed.page.problem = f"could not be read: {err.strerror or err}"
+        return parsed.page, {name: {} for name in TERM_FIELDS}
+    parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
+    return parsed.page, {
+        "body": count_terms(parsed.body),
+        "lead": count_terms(lead_paragraph(parsed.body)),
+    }
+
+
+def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:
+    rows: dict[str, list[dict[str, int] | int]] = {name: [] for name in TERM_FIELDS}
+    for page in catalog.pages:
+        _, counts = _read_one(
+            catalog.location.wiki_root, page.file, FileStat(page.size, page.mtime_ns)
+        )
+        for name in TERM_FIELDS:
+            rows[name].append(counts[name])
+    return {name: build_term_index(rows[name]) for name in TERM_FIELDS}
+
+
+def _read_batch(root: str, batch: list[tuple[str, int, int]]) -> list[tuple[Page, FieldTerms]]:
+    return [_read_one(Path(root), f, FileStat(size, mtime)) for f, size, mtime in batch]
+
+
+def _read_pages(
+    root: Path, to_read: list[str], files: dict[str, FileStat], progress: Progress | None
+) -> dict[str, tuple[Page, FieldTerms]]:
+    out: dict[str, tuple[Page, FieldTerms]] = {}
+    total = len(to_read)
+    workers = min(os.cpu_count() or 1, 8)
+    if total >= PARALLEL_READ_MIN_FILES and workers > 1:
+        size = 500
+        batches = [
+            [(f, files[f].size, files[f].mtime_ns) for f in to_read[k : k + size]]
+            for k in range(0, total, size)
+        ]
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                done = 0
+                for batch, results in zip(
+                    batches, pool.map(_read_batch, [str(root)] * len(batches), batches), strict=True
+                ):
+                    for (f, _, _), result in zip(batch, results, strict=True):
+                        out[f] = result
+                    done += len(batch)
+                    if progress:
+                        progress(done, total)
+            return out
+        except (OSError, RuntimeError):
+            out.clear()  # no process pool here (sandbox, frozen app): read in this process
+    for k, f in enumerate(to_read, start=1):
+        out[f] = _read_one(root, f, files[f])
+        if progress and (k % 200 == 0 or k == total):
+            progress(k, total)
+    return out
+
+
+def _read_index(location: VaultLocation) -> list[IndexEntry]:
+    if location.index_path is None:
+        return []
+    try:
+        text = location.index_path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    return parse_index(text)
+
+
+def _apply_index(pages: list[Page], entries: list[IndexEntry]) -> list[str]:
+    """Mark pages listed in index.md and merge the index's aliases; return entries with no page."""
+    by_path = {p.path: p for p in pages}
+    by_name: dict[str, Page] = {}
+    for p in pages:
+        by_name.setdefault(p.name.lower(), p)
+    missing: list[str] = []
+    for page in pages:  # reset first: cached pages carry the previous index's state
+        page.in_index = False
+        if page.index_aliases:
+            page.aliases = page.aliases[: len(page.aliases) - page.index_aliases]
+            page.index_aliases = 0
+    for entry in entries:
+        listed = by_path.get(entry.path) or by_name.get(entry.path.rsplit("/", 1)[-1].lower())
+        if listed is None:
+            missing.append(entry.path)
+            continue
+        listed.in_index = True
+        extra = [a for a in entry.aliases if a not in listed.aliases]
+        if extra:
+            listed.aliases = listed.aliases + tuple(extra)
+            listed.index_aliases += len(extra)
+    return missing
+
+
+def _resolve_links(
+    location: VaultLocation, pages: list[Page]
+) -> tuple[list[tuple[int, ...]], list[DeadLink]]:
+    resolver = LinkResolver(pages, location.wiki_folder)
+    out_links: list[tuple[int, ...]] = []
+    dead: list[DeadLink] = []
+    for i, page in enumerate(pages):
+        targets: list[int] = []
+        seen: set[int] = set()
+        for target in page.links:
+            if _is_attachment(target):
+                continue  # ![[diagram.png]] and friends are files, not pages
+            j = resolver.resolve(target, page.path)
+            if j is None:
+                if not _exists_outside_wiki(location, target):
+                    dead.append(DeadLink(page.path, target))
+                continue
+            if j != i and j not in seen:
+                seen.add(j)
+                targets.append(j)
+        out_links.append(tuple(targets))
+    return out_links, dead
+
+
+def _is_attachment(target: str) -> bool:
+    name = target.rsplit("/", 1)[-1]
+    if "." not in name:
+        return False
+    ext = name.rsplit(".", 1)[-1].lower()
+    return ext != "md" and ext.isalnum() and len(ext) <= 5 and not ext.isdigit()
+
+
+def _exists_outside_wiki(location: VaultLocation, target: str) -> bool:
+    """Links to raw notes elsewhere in the vault (the plugin's Mentions) are not dead."""
+    if location.layout != "llm-wiki" or "/" not in target:
+        return False
+    rel = target if target.endswith(".md") else f"{target}.md"
+    try:
+        return (location.vault / rel).is_file()
+    except (OSError, ValueError):
+        return False

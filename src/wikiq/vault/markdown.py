@@ -1,0 +1,212 @@
+"""Reading one Markdown page: frontmatter, code fences, wiki-links, first heading, summary.
+
+Everything here is pure text in, data out, and never raises on any input: a vault is
+user-written text and a broken page must be reported and skipped, never crash a query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+try:  # libyaml is ~10x faster; PyYAML wheels normally ship it.
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _YamlLoader = yaml.SafeLoader
+
+BOM = "\ufeff"
+
+_FRONTMATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+# A fence opens with 3+ backticks or tildes, indented at most 3 spaces (CommonMark).
+_FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+# [[target#heading|label]] with an optional leading "!" for embeds. The target may not
+# contain brackets, "|" or "#"; "#^id" is a block reference.
+_WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """The YAML block at the top of a page. `data` is empty when absent or broken."""
+
+    data: dict[str, Any]
+    text: str  # the raw YAML text (for link extraction), "" when absent
+    body_start: int  # character offset of the body in the (BOM-stripped) page text
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    target: str  # as written, e.g. "entities/neil-armstrong" (may be "" for [[#heading]])
+    heading: str | None  # "Early life" for [[t#Early life]], "^abc" for a block reference
+    label: str | None
+    embed: bool  # ![[...]]
+    in_frontmatter: bool
+
+
+def split_frontmatter(text: str) -> Frontmatter:
+    """Split a page into its YAML frontmatter and body; broken YAML yields empty data plus an error."""
+    if text.startswith(BOM):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return Frontmatter({}, "", 0)
+    first_nl = text.index("\n") + 1
+    close = _FRONTMATTER_CLOSE.search(text, first_nl)
+    if close is None:
+        return Frontmatter({}, "", 0, "frontmatter starts with --- but is never closed")
+    yaml_text = text[first_nl : close.start()]
+    body_start = close.end()
+    if body_start < len(text) and text[body_start] == "\n":
+        body_start += 1
+    try:
+        data = yaml.load(yaml_text, Loader=_YamlLoader) if yaml_text.strip() else {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        problem = " ".join(str(getattr(err, "problem", None) or "invalid YAML").split())
+        return Frontmatter({}, yaml_text, body_start, f"broken frontmatter{where}: {problem}")
+    except Exception as err:
+        return Frontmatter(
+            {}, yaml_text, body_start, "broken frontmatter: " + " ".join(str(err).split())
+        )
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return Frontmatter({}, yaml_text, body_start, "frontmatter is not a key: value mapping")
+    return Frontmatter({str(k): v for k, v in data.items()}, yaml_text, body_start)
+
+
+def code_fence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of fenced code blocks (an unclosed fence runs to the end of the text)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    open_start = -1
+    open_char = ""
+    open_len = 0
+    for m in _FENCE_LINE.finditer(text):
+        marker = m.group(1)
+        if open_start < 0:
+            open_start, open_char, open_len = m.start(), marker[0], len(marker)
+        elif marker[0] == open_char and len(marker) >= open_len and not m.group(2).strip():
+            spans.append((open_start, m.end()))
+            open_start = -1
+    if open_start >= 0:
+        spans.append((open_start, len(text)))
+    return spans
+
+
+def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """Blank out spans while keeping offsets (so positions stay valid)."""
+    if not spans:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        parts.append(re.sub(r"[^\n]", " ", text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def mask_code(text: str) -> str:
+    """The text with fenced blocks and inline code spans blanked out, offsets preserved."""
+    masked = _mask_spans(text, code_fence_spans(text))
+    if "`" not in masked:
+        return masked
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), masked)
+
+
+def extract_links(body: str, frontmatter_text: str = "") -> list[WikiLink]:
+    """Every [[wiki-link]] in the frontmatter and the body, ignoring links inside code."""
+    links: list[WikiLink] = []
+    if frontmatter_text and "[[" in frontmatter_text:
+        links.extend(_links_in(frontmatter_text, in_frontmatter=True))
+    if "[[" in body:
+        links.extend(_links_in(mask_code(body), in_frontmatter=False))
+    return links
+
+
+def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
+    out = []
+    for m in _WIKI_LINK.finditer(text):
+        heading = m.group(3)[1:].strip() if m.group(3) else None
+        label = m.group(4).strip() if m.group(4) is not None else None
+        # Inside Markdown tables Obsidian writes [[target\\|label]]; the backslash is not part
+        # of the target.
+        target = m.group(2).strip().rstrip("\\").strip()
+        out.append(WikiLink(target, heading, label, bool(m.group(1)), in_frontmatter))
+    return out
+
+
+def first_heading(body: str) -> str | None:
+    """The text of the first level-1 heading outside code, if any."""
+    if "# " not in body and "#\t" not in body:
+        return None
+    m = _H1.search(mask_code(body))
+    if m is None:
+        return None
+    title = body[m.start(1) : m.end(1)].strip()
+    return title or None
+
+
+def lead_paragraph(body: str, limit: int = 600) -> str:
+    """The first paragraph of prose: where a page says what it is (headings, code, lists of
+    links and block ids skipped), cut to `limit` characters."""
+    masked = mask_code(body)
+    lines: list[str] = []
+    for raw_line, line in zip(body.splitlines(), masked.splitlines(), strict=False):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "---", "|", ">")):
+            if lines:
+                break
+            continue
+        lines.append(raw_line.strip())
+    return " ".join(lines)[:limit]
+
+
+def summary_line(body: str, limit: int = 100) -> str:
+    """The plugin's summary: the first non-empty body line not starting with # or ---, cut to `limit`."""
+    for line in body.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and not line.startswith("---"):
+            return line[:limit]
+    return ""
+
+
+def as_str_list(value: Any) -> list[str]:
+    """Frontmatter lists come as a list, a single string, or a comma-separated string."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    if isinstance(value, list | tuple | set):
+        out = []
+        for item in value:
+            if item is None or isinstance(item, dict | list):
+                continue
+            s = str(item).strip()
+            if s:
+                out.append(s)
+        return out
+    return [str(value).strip()] if str(value).strip() else []
+
+
+def as_bool(value: Any) -> bool | None:
+    """YAML booleans plus the strings people actually type ("true", "yes", "false", "no")."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in {"true", "yes", "on", "1"}:
+            return True
+        if lowered in {"false", "no", "off", "0"}:
+            return False
+    if isinstance(value, int):
+        return bool(value)
+    return None

@@ -1,0 +1,87 @@
+"""Resolving a link target to a page the way Obsidian does, plus the plugin's fallbacks.
+
+Order: exact wiki-relative path (with or without the wiki-folder prefix), the same path
+case-insensitively, then the basename case-insensitively (nearest folder wins among
+duplicates), then an alias, then the page's display title or slug. A target none of these
+find is a dead link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wikiq.text.slug import slugify
+from wikiq.vault.page import Page
+
+
+class LinkResolver:
+    """Maps link targets to page numbers for one set of pages."""
+
+    def __init__(self, pages: Sequence[Page], wiki_folder: str = "") -> None:
+        self._prefix = f"{wiki_folder}/".lower() if wiki_folder else ""
+        self._by_path: dict[str, int] = {}
+        self._by_path_lower: dict[str, int] = {}
+        self._by_name: dict[str, list[int]] = {}
+        self._by_alias: dict[str, int] = {}
+        self._by_title: dict[str, int] = {}
+        self._pages = pages
+        # Shallow, alphabetical paths win ties so resolution never depends on walk order.
+        order = sorted(range(len(pages)), key=lambda i: (pages[i].path.count("/"), pages[i].path))
+        for i in order:
+            page = pages[i]
+            self._by_path.setdefault(page.path, i)
+            self._by_path_lower.setdefault(page.path.lower(), i)
+            self._by_name.setdefault(page.name.lower(), []).append(i)
+        for i in order:
+            page = pages[i]
+            for alias in page.aliases:
+                self._by_alias.setdefault(alias.lower(), i)
+            self._by_title.setdefault(page.title.lower(), i)
+            self._by_title.setdefault(slugify(page.title), i)
+            self._by_title.setdefault(slugify(page.name), i)
+
+    def resolve(self, target: str, from_path: str = "") -> int | None:
+        """The page a link points at, or None for a dead link."""
+        t = target.strip().replace("\\", "/")
+        while t.startswith("./"):
+            t = t[2:]
+        t = t.lstrip("/")
+        if t.lower().endswith(".md"):
+            t = t[:-3]
+        if not t:
+            return None
+        lower = t.lower()
+        if self._prefix and lower.startswith(self._prefix):
+            stripped = t[len(self._prefix) :]
+            hit = self._by_path.get(stripped)
+            if hit is None:
+                hit = self._by_path_lower.get(stripped.lower())
+            if hit is not None:
+                return hit
+        hit = self._by_path.get(t)
+        if hit is None:
+            hit = self._by_path_lower.get(lower)
+        if hit is not None:
+            return hit
+        name = lower.rsplit("/", 1)[-1]
+        candidates = self._by_name.get(name)
+        if candidates:
+            return self._nearest(candidates, from_path)
+        hit = self._by_alias.get(name)
+        if hit is None:
+            hit = self._by_alias.get(lower)
+        if hit is None:
+            hit = self._by_title.get(name)
+        if hit is None:
+            hit = self._by_title.get(slugify(name))
+        return hit
+
+    def _nearest(self, candidates: list[int], from_path: str) -> int:
+        if len(candidates) == 1 or not from_path:
+            return candidates[0]
+        folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+        for i in candidates:
+            path = self._pages[i].path
+            if (path.rsplit("/", 1)[0] if "/" in path else "") == folder:
+                return i
+        return candidates[0]

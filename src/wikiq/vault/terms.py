@@ -1,0 +1,114 @@
+"""Per-page term counts, gathered while a page is read so its body never has to be read twice.
+
+Stored as one sparse page × term matrix (CSR) plus the vocabulary. Retrieval turns it into a
+BM25 index; the catalog cache keeps it so an unchanged vault never re-reads a body, and an
+edited page replaces just its own row.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from wikiq.text.stemming import stem
+from wikiq.text.tokenize import tokenize
+
+# Term fields gathered per page: the whole body, and its lead paragraph (where a page says
+# what it is about; the plugin's index summary is a 100-character cut of it).
+TERM_FIELDS = ("body", "lead")
+FieldTerms = dict[str, dict[str, int]]
+
+
+@lru_cache(maxsize=1 << 18)
+def _stem(token: str) -> str:
+    # A vault's vocabulary is small next to its token count: memoising makes stemming free.
+    return stem(token)
+
+
+def match_terms(text: str) -> list[str]:
+    """The terms pages are indexed by and questions are matched with: stemmed tokens, in order."""
+    return [_stem(t) for t in tokenize(text)]
+
+
+def count_terms(text: str) -> dict[str, int]:
+    """Term frequencies of a page body, with the same terms questions go through."""
+    return dict(Counter(match_terms(text)))
+
+
+@dataclass
+class TermIndex:
+    """Rows are pages in catalog order; columns are `vocab` terms; values are counts."""
+
+    vocab: list[str]
+    matrix: sp.csr_matrix  # shape (pages, len(vocab)), float32 counts
+    _ids: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def term_ids(self) -> dict[str, int]:
+        if self._ids is None:
+            self._ids = {t: i for i, t in enumerate(self.vocab)}
+        return self._ids
+
+    @classmethod
+    def empty(cls) -> TermIndex:
+        return cls([], sp.csr_matrix((0, 0), dtype=np.float32))
+
+    def row(self, i: int) -> dict[str, int]:
+        start, end = self.matrix.indptr[i], self.matrix.indptr[i + 1]
+        return {
+            self.vocab[j]: int(c)
+            for j, c in zip(
+                self.matrix.indices[start:end], self.matrix.data[start:end], strict=True
+            )
+        }
+
+
+def build_term_index(
+    rows: Sequence[dict[str, int] | int],
+    previous: TermIndex | None = None,
+) -> TermIndex:
+    """Assemble the matrix; an `int` row means "reuse row n of `previous`" (unchanged page)."""
+    vocab = list(previous.vocab) if previous is not None else []
+    ids = {t: i for i, t in enumerate(vocab)}
+    indptr = [0]
+    index_parts: list[np.ndarray] = []
+    data_parts: list[np.ndarray] = []
+    total = 0
+    for row in rows:
+        if isinstance(row, int):
+            assert previous is not None
+            start, end = previous.matrix.indptr[row], previous.matrix.indptr[row + 1]
+            index_parts.append(previous.matrix.indices[start:end])
+            data_parts.append(previous.matrix.data[start:end])
+            total += int(end - start)
+        else:
+            cols = np.empty(len(row), dtype=np.int32)
+            vals = np.empty(len(row), dtype=np.float32)
+            for k, (term, count) in enumerate(row.items()):
+                j = ids.get(term)
+                if j is None:
+                    j = ids[term] = len(vocab)
+                    vocab.append(term)
+                cols[k] = j
+                vals[k] = count
+            order = np.argsort(cols, kind="stable")
+            index_parts.append(cols[order])
+            data_parts.append(vals[order])
+            total += len(row)
+        indptr.append(total)
+    indices = np.concatenate(index_parts) if index_parts else np.empty(0, dtype=np.int32)
+    data = np.concatenate(data_parts) if data_parts else np.empty(0, dtype=np.float32)
+    matrix = sp.csr_matrix(
+        (
+            data.astype(np.float32, copy=False),
+            indices.astype(np.int32, copy=False),
+            np.asarray(indptr, dtype=np.int64),
+        ),
+        shape=(len(rows), len(vocab)),
+    )
+    return TermIndex(vocab, matrix)

@@ -1,0 +1,52 @@
+"""Shared fixtures: an isolated cache folder for every test, and small vaults built on the fly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.vaults import VaultFactory
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_VAULT = ROOT / "examples" / "demo-vault"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Tests never touch the user's real cache, config, or vault settings."""
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("WIKIQ_CACHE_DIR", str(cache))
+    monkeypatch.setenv("WIKIQ_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    for var in (
+        "WIKIQ_VAULT",
+        "WIKIQ_WIKI_FOLDER",
+        "WIKIQ_MODEL",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    return cache
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> VaultFactory:
+    """Write files into a fresh vault folder: `make_vault({"wiki/index.md": "...", ...})`.
+
+    Values may be str (written as UTF-8, newlines kept as given) or bytes (written as is).
+    """
+
+    def make(files: dict[str, str | bytes], name: str = "vault") -> Path:
+        root = tmp_path / name
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_bytes(content.encode("utf-8"))
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    return make

@@ -1,0 +1,1 @@
+"""Helpers shared by the test packages (fake model server, vault builders, fixtures)."""

@@ -1,0 +1,201 @@
+"""Matching tokens, CJK bigrams and query terms."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from wikiq.text import QueryTerms, cjk_bigrams, query_terms, tokenize
+from wikiq.text.scripts import CJK
+
+
+def test_english_drops_stop_words_and_keeps_order() -> None:
+    assert tokenize("What is the mission of the Apollo program?") == [
+        "mission",
+        "apollo",
+        "program",
+    ]
+
+
+def test_question_words_are_stop_words() -> None:
+    assert tokenize("Who/what/which/how does it work?") == ["work"]
+
+
+def test_duplicates_are_kept_for_term_frequency() -> None:
+    assert tokenize("orbit the orbit, orbit!") == ["orbit", "orbit", "orbit"]
+
+
+def test_numbers_are_kept_even_single_digits() -> None:
+    assert tokenize("Apollo 11 and GPT 4") == ["apollo", "11", "gpt", "4"]
+
+
+def test_single_latin_letters_are_dropped() -> None:
+    assert tokenize("x y z vector") == ["vector"]
+
+
+def test_hyphens_and_dots_split_like_the_slug() -> None:
+    assert tokenize("GPT-4.5 Turbo") == ["gpt", "4", "5", "turbo"]
+    assert tokenize("gpt-4-5-turbo") == tokenize("GPT-4.5 Turbo")
+
+
+def test_apostrophes_split_and_the_suffix_falls_away() -> None:
+    assert tokenize("Armstrong's first step") == ["armstrong", "first", "step"]
+
+
+def test_letters_and_digits_in_one_word_stay_together() -> None:
+    assert tokenize("gpt4o h2o") == ["gpt4o", "h2o"]
+
+
+def test_underscore_splits_words() -> None:
+    assert tokenize("snake_case") == ["snake", "case"]
+
+
+def test_nfkc_folds_fullwidth_forms() -> None:
+    assert tokenize("ＧＰＴ４ Ｔｕｒｂｏ") == ["gpt4", "turbo"]
+
+
+def test_accented_latin_words_stay_whole() -> None:
+    assert tokenize("Über café naïve") == ["über", "café", "naïve"]
+
+
+def test_other_alphabets_are_words_and_lose_one_letter_words_too() -> None:
+    assert tokenize("Москва и Αθήνα") == ["москва", "αθήνα"]
+
+
+def test_chinese_is_segmented_and_stop_words_removed() -> None:
+    assert tokenize("对比学习的应用有哪些") == ["对比", "学习", "应用"]
+
+
+def test_mixed_chinese_and_latin() -> None:
+    assert tokenize("InterVL和Janus的区别") == ["intervl", "janus", "区别"]
+
+
+def test_what_is_question_in_chinese() -> None:
+    assert tokenize("什么是Obsidian？") == ["obsidian"]
+
+
+def test_single_character_cjk_token_is_dropped_inside_a_run() -> None:
+    # 中 is a one-character word of the run 知识图谱中的链接.
+    assert tokenize("知识图谱中的链接") == ["知识", "图谱", "链接"]
+
+
+def test_single_character_run_is_kept_unless_a_stop_word() -> None:
+    assert tokenize("猫 and 狗") == ["猫", "狗"]
+    assert tokenize("A和B") == []
+
+
+def test_unknown_name_is_one_token_wherever_it_appears() -> None:
+    assert tokenize("邵弁是谁") == ["邵弁"]
+    assert "邵弁" in tokenize("明代学者邵弁认为")
+
+
+def test_japanese_keeps_kanji_words_and_katakana_runs() -> None:
+    assert tokenize("東京タワーはどこですか") == ["東京", "タワー"]
+
+
+def test_hiragana_is_kept_only_as_a_whole_run() -> None:
+    assert tokenize("すし") == ["すし"]
+    assert "はどこですか" not in tokenize("東京タワーはどこですか")
+
+
+def test_katakana_middle_dot_separates_names() -> None:
+    assert tokenize("ドナルド・トランプ") == ["ドナルド", "トランプ"]
+
+
+def test_korean_words_are_space_separated_runs() -> None:
+    assert tokenize("한국어 문장입니다") == ["한국어", "문장입니다"]
+
+
+def test_page_text_and_question_agree() -> None:
+    page = "The Apollo 11 mission landed on the Moon. 嫦娥四号着陆在月球背面。"
+    question = "Apollo 11 moon landing? 嫦娥四号在哪里着陆"
+    assert {"apollo", "11", "moon", "嫦娥", "四号", "着陆"} <= set(tokenize(page))
+    assert {"apollo", "11", "moon", "嫦娥", "四号", "着陆"} <= set(tokenize(question))
+
+
+def test_empty_and_punctuation_only_give_no_tokens() -> None:
+    assert tokenize("") == []
+    assert tokenize("?!… ，。") == []
+
+
+def test_bigrams_cover_every_cjk_run() -> None:
+    assert cjk_bigrams("邵弁是谁") == ["邵弁", "弁是", "是谁"]
+    assert cjk_bigrams("A对比B学习") == ["对比", "学习"]
+    assert cjk_bigrams("东京タワー") == ["东京", "京タ", "タワ", "ワー"]
+
+
+def test_bigrams_skip_single_characters_and_latin() -> None:
+    assert cjk_bigrams("猫 dog 狗") == []
+
+
+def test_query_terms_of_an_unknown_name() -> None:
+    terms = query_terms("邵弁")
+    assert terms == QueryTerms(
+        tokens=("邵弁",), bigrams=("邵弁",), unsegmented_runs=("邵弁",), has_cjk=True
+    )
+
+
+def test_query_terms_flag_unknown_name_inside_a_question() -> None:
+    terms = query_terms("邵弁是谁？邵弁的生平")
+    assert terms.unsegmented_runs == ("邵弁",)
+    assert terms.tokens == ("邵弁", "生平")
+    assert terms.bigrams[:3] == ("邵弁", "弁是", "是谁")
+
+
+def test_query_terms_flag_characters_the_dictionary_leaves_single() -> None:
+    # Traditional 臺灣 is not in the dictionary and stays two single characters.
+    assert "臺灣" in query_terms("臺灣").unsegmented_runs
+
+
+def test_query_terms_trust_dictionary_words() -> None:
+    terms = query_terms("对比学习和中华人民共和国")
+    assert terms.unsegmented_runs == ()
+    assert terms.tokens == ("对比", "学习", "中华人民共和国")
+
+
+def test_query_terms_flag_long_unsegmented_runs() -> None:
+    assert query_terms("한국어 문장입니다").unsegmented_runs == ("문장입니다",)
+
+
+def test_query_terms_of_english_are_unique_and_cjk_free() -> None:
+    terms = query_terms("orbit of the Moon and the orbit of Mars")
+    assert terms == QueryTerms(
+        tokens=("orbit", "moon", "mars"), bigrams=(), unsegmented_runs=(), has_cjk=False
+    )
+
+
+def test_query_terms_tokens_match_tokenize() -> None:
+    text = "InterVL和Janus的区别 in GPT-4.5"
+    assert query_terms(text).tokens == tuple(dict.fromkeys(tokenize(text)))
+    assert query_terms(text).has_cjk
+
+
+def _compatibility_characters_that_become_cjk() -> list[str]:
+    cjk = re.compile(f"[{CJK}]")
+    found = []
+    for code in range(0x20000):
+        char = chr(code)
+        if 0xD800 <= code < 0xE000 or cjk.match(char):
+            continue
+        folded = unicodedata.normalize("NFKC", char)
+        if folded != char and cjk.search(folded):
+            found.append(char)
+    return found
+
+
+def test_bigrams_see_cjk_that_only_appears_after_normalisation() -> None:
+    chars = _compatibility_characters_that_become_cjk()
+    assert len(chars) > 100  # half-width kana, circled ideographs, squared words...
+    for char in chars:
+        text = f"x{char}{char} 的"
+        assert query_terms(text).bigrams == tuple(dict.fromkeys(cjk_bigrams(text))), char
+
+
+def test_half_width_katakana_and_radicals_are_normalised() -> None:
+    assert tokenize("ｶﾀｶﾅ") == ["カタカナ"]
+    assert tokenize("⼈⼯智能") == tokenize("人工智能")
+    assert cjk_bigrams("ｶﾀｶﾅ") == ["カタ", "タカ", "カナ"]
+
+
+def test_decomposed_accents_match_composed_ones() -> None:
+    assert tokenize("e\u0301cole") == tokenize("école") == ["école"]

@@ -1,0 +1,232 @@
+"""The catalog: pages, graph, terms, and a cache that re-reads only what changed."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.support.vaults import VaultFactory, index_md
+
+from wikiq.vault import catalog as catalog_module
+from wikiq.vault.cache import CatalogCache
+from wikiq.vault.catalog import open_catalog
+from wikiq.vault.locate import locate_vault
+
+PAGES = {
+    "wiki/index.md": index_md(
+        "- [[entities/moon|moon]] `aliases: Luna, 月球` - The Moon is Earth's only natural satellite.",
+        "- [[concepts/orbit|orbit]] `aliases: 轨道` - An orbit is a curved path.",
+        "- [[entities/ghost|ghost]] - listed but missing on disk",
+    ),
+    "wiki/log.md": "# Wiki Operation Log\n[[entities/moon]]\n",
+    "wiki/schema/config.md": "# Wiki Schema Configuration\n",
+    "wiki/entities/moon.md": (
+        '---\ntype: entity\naliases:\n  - "Luna"\nsources:\n  - "[[sources/notes_abc123]]"\n---\n'
+        "# Moon\n\n## Description\n\nThe Moon orbits Earth; see [[concepts/orbit|orbit]] and "
+        "[[entities/sergei-korolev]].\n"
+    ),
+    "wiki/concepts/orbit.md": "---\ntype: concept\n---\n# Orbit\n\nA path around [[moon]]. Gravity bends it.\n",
+    "wiki/concepts/space-debris.md": "# Space debris\n\nJunk in [[concepts/orbit]].\n",
+    "wiki/sources/notes_abc123.md": "---\ntype: source\n---\n# Notes - Summary\n\nAbout [[entities/moon]].\n",
+    "wiki/entities/stub.md": "---\ntype: entity\ngeneration_complete: false\n---\n",
+    "wiki/.obsidian/ignored.md": "# not a page\n",
+    "raw/notes.md": "# raw note outside the wiki\n",
+}
+
+
+def _open(vault: Path, **kw: object):  # type: ignore[no-untyped-def]
+    return open_catalog(locate_vault(vault, env={}), **kw)  # type: ignore[arg-type]
+
+
+def test_pages_are_every_md_under_the_wiki_except_plugin_files(make_vault: VaultFactory) -> None:
+    catalog = _open(make_vault(PAGES))
+    assert [p.path for p in catalog.pages] == [
+        "concepts/orbit",
+        "concepts/space-debris",
+        "entities/moon",
+        "entities/stub",
+        "sources/notes_abc123",
+    ]
+
+
+def test_index_flags_aliases_and_missing_entries(make_vault: VaultFactory) -> None:
+    catalog = _open(make_vault(PAGES))
+    moon = catalog.pages[catalog.by_path["entities/moon"]]
+    assert moon.in_index and moon.aliases == ("Luna", "月球")  # frontmatter + index aliases
+    assert not catalog.pages[catalog.by_path["concepts/space-debris"]].in_index
+    assert catalog.index_missing == ["entities/ghost"]
+
+
+def test_graph_has_body_and_frontmatter_links_and_records_dead_ones(
+    make_vault: VaultFactory,
+) -> None:
+    catalog = _open(make_vault(PAGES))
+    idx = catalog.by_path
+    moon, orbit, notes = idx["entities/moon"], idx["concepts/orbit"], idx["sources/notes_abc123"]
+    assert set(catalog.out_links[moon]) == {orbit, notes}
+    assert catalog.out_links[orbit] == (moon,)  # bare basename link resolved
+    assert catalog.graph.shape == (5, 5)
+    assert catalog.graph[moon, orbit] == 1 and catalog.graph[orbit, moon] == 1
+    assert sorted(catalog.in_links(orbit)) == sorted([moon, idx["concepts/space-debris"]])
+    assert [(d.page, d.target) for d in catalog.dead_links] == [
+        ("entities/moon", "entities/sergei-korolev")
+    ]
+
+
+def test_stub_flag_and_body_read_by_offset(make_vault: VaultFactory) -> None:
+    catalog = _open(make_vault(PAGES))
+    assert catalog.pages[catalog.by_path["entities/stub"]].stub
+    body = catalog.read_body(catalog.by_path["concepts/orbit"])
+    assert body == "# Orbit\n\nA path around [[moon]]. Gravity bends it.\n"
+
+
+def test_body_terms_are_indexed(make_vault: VaultFactory) -> None:
+    catalog = _open(make_vault(PAGES))
+    row = catalog.terms.row(catalog.by_path["concepts/orbit"])
+    assert row.get("gravity") == 1 and "path" in row
+
+
+class _ReadSpy:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.files: list[str] = []
+        real = catalog_module._read_one
+
+        def spy(root: Path, file: str, st: object):  # type: ignore[no-untyped-def]
+            self.files.append(file)
+            return real(root, file, st)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(catalog_module, "_read_one", spy)
+
+
+def test_unchanged_vault_opens_without_reading_any_page(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(PAGES)
+    first = _open(vault)
+    assert first.files_read == 5
+    spy = _ReadSpy(monkeypatch)
+    second = _open(vault)
+    assert spy.files == [] and second.files_read == 0
+    assert [p.path for p in second.pages] == [p.path for p in first.pages]
+    assert second.out_links == first.out_links
+    # Terms come back from the cache too, identical.
+    assert second.terms.row(0) == first.terms.row(0)
+
+
+def test_one_edited_page_rereads_one_file(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(PAGES)
+    _open(vault)
+    page = vault / "wiki/concepts/space-debris.md"
+    page.write_text("# Space debris\n\nJunk near [[entities/moon]] now, called kessler.\n")
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
+    spy = _ReadSpy(monkeypatch)
+    catalog = _open(vault)
+    assert spy.files == ["concepts/space-debris.md"]
+    i = catalog.by_path["concepts/space-debris"]
+    assert catalog.out_links[i] == (catalog.by_path["entities/moon"],)
+    assert catalog.terms.row(i).get("kessler") == 1
+    # Unchanged pages keep their terms.
+    assert catalog.terms.row(catalog.by_path["concepts/orbit"]).get("gravity") == 1
+
+
+def test_added_and_removed_pages_are_picked_up(make_vault: VaultFactory) -> None:
+    vault = make_vault(PAGES)
+    _open(vault)
+    (vault / "wiki/concepts/space-debris.md").unlink()
+    (vault / "wiki/entities/mars.md").write_text("# Mars\n\nRed planet, [[concepts/orbit]].\n")
+    catalog = _open(vault)
+    paths = [p.path for p in catalog.pages]
+    assert "concepts/space-debris" not in paths and "entities/mars" in paths
+    assert catalog.terms.matrix.shape[0] == len(paths)
+    assert catalog.terms.row(catalog.by_path["entities/mars"]).get("red") == 1
+
+
+def test_index_change_is_picked_up_without_rereading_pages(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(PAGES)
+    _open(vault)
+    index = vault / "wiki/index.md"
+    index.write_text(index_md("- [[entities/moon|moon]] `aliases: Selene`"))
+    os.utime(index, ns=(index.stat().st_atime_ns, index.stat().st_mtime_ns + 5_000_000_000))
+    spy = _ReadSpy(monkeypatch)
+    catalog = _open(vault)
+    assert spy.files == []
+    assert catalog.pages[catalog.by_path["entities/moon"]].aliases == ("Luna", "Selene")
+    assert not catalog.pages[catalog.by_path["concepts/orbit"]].in_index
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a pickle", pickle.dumps({"format": -1})])
+def test_corrupt_or_old_cache_is_rebuilt_silently(make_vault: VaultFactory, damage: bytes) -> None:
+    vault = make_vault(PAGES)
+    first = _open(vault)
+    assert first.cache_file is not None
+    first.cache_file.write_bytes(damage)
+    again = _open(vault)
+    assert again.files_read == 5 and len(again.pages) == 5
+
+
+def test_lost_terms_file_is_rebuilt_not_silently_emptied(make_vault: VaultFactory) -> None:
+    vault = make_vault(PAGES)
+    first = _open(vault)
+    store = CatalogCache(first.location)
+    store.terms_path.write_bytes(b"garbage")
+    page = vault / "wiki/concepts/orbit.md"
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
+    catalog = _open(vault)
+    assert catalog.terms.row(catalog.by_path["entities/moon"]).get("orbit", 0) >= 1
+
+
+def test_cache_lives_outside_the_vault(make_vault: VaultFactory, _isolated_cache: Path) -> None:
+    vault = make_vault(PAGES)
+    catalog = _open(vault)
+    assert catalog.cache_file is not None
+    assert _isolated_cache in catalog.cache_file.parents
+    assert vault not in catalog.cache_file.parents
+
+
+def test_unwritable_cache_folder_is_not_an_error(make_vault: VaultFactory, tmp_path: Path) -> None:
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the cache folder should be")
+    catalog = _open(make_vault(PAGES), cache_dir=blocker)
+    assert catalog.cache_file is None and len(catalog.pages) == 5
+
+
+def test_parallel_and_serial_reads_agree(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"wiki/index.md": index_md("- [[entities/p0|p0]]")}
+    for k in range(60):
+        files[f"wiki/entities/p{k}.md"] = (
+            f"# Page {k}\n\nLinks to [[entities/p{(k + 1) % 60}]] about topic{k % 7}.\n"
+        )
+    vault = make_vault(files)
+    serial = _open(vault, use_cache=False)
+    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 10)
+    parallel = _open(vault, use_cache=False)
+    assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]
+    assert parallel.out_links == serial.out_links
+    assert np.array_equal(parallel.terms.matrix.toarray(), serial.terms.matrix.toarray())
+
+
+def test_plain_vault_pages_are_root_relative_and_skip_dot_folders(make_vault: VaultFactory) -> None:
+    vault = make_vault(
+        {
+            "Start here.md": "---\ntitle: Welcome\naliases: [Home]\n---\nSee [[Ideas/Idea one]] and ![[pic.png]].\n",
+            "Ideas/Idea one.md": "# Idea one\nBack to [[Start here]].\n",
+            ".obsidian/workspace.md": "x",
+            ".trash/old.md": "x",
+        }
+    )
+    catalog = _open(vault)
+    assert catalog.location.layout == "plain"
+    assert [p.path for p in catalog.pages] == ["Ideas/Idea one", "Start here"]
+    start = catalog.pages[catalog.by_path["Start here"]]
+    assert start.title == "Welcome" and start.aliases == ("Home",)
+    assert catalog.dead_links == []  # the image embed is an attachment, not a dead page link
+    assert catalog.out_links[catalog.by_path["Start here"]] == (catalog.by_path["Ideas/Idea one"],)
