@@ -39,9 +39,7 @@ class Wiki:
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)
         if keywords is not None:
-            retriever = Retriever(
-                retriever.catalog, retriever.settings, keywords, retriever._indexes
-            )
+            retriever = retriever.with_sources(keywords=keywords)
         return retriever.retrieve(question, k=k)
 
     @classmethod

@@ -30,6 +30,7 @@ from wikiq.retrieve.result import (
     ARM_LEX,
     ARM_LLM,
     ARM_PURE_LLM,
+    ARM_SEMANTIC,
     ARM_WEAK_LEX,
     RankedPage,
     Retrieval,
@@ -39,6 +40,8 @@ from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
 KeywordSource = Callable[[str], list[str]]
+# Optional Stage 0 (embeddings): question, how many -> [(page number, cosine similarity)].
+SemanticSource = Callable[[str, int], list[tuple[int, float]]]
 Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr"]
 MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr")
 
@@ -67,6 +70,12 @@ class RetrieverSettings:
     w_body: float = 1.0
     w_ppr: float = 1.0
     w_lead: float = 0.5
+    # Stage 0 (embeddings, optional): cosine similarity above which a page is "about" the
+    # question; seeds within `sem_seed_margin` of the best one.
+    w_sem: float = 1.0
+    sem_strong_similarity: float = 0.85
+    sem_seed_margin: float = 0.03
+    max_sem_seeds: int = 5
     w_centrality: float = 0.05
     # PPR mass divided by degree**ppr_degree_norm: a walk visits hubs often whatever the
     # seeds; dividing by degree keeps what is specific to the seeds (ACL's sweep ordering).
@@ -99,12 +108,23 @@ class Retriever:
     catalog: Catalog
     settings: RetrieverSettings = field(default_factory=RetrieverSettings)
     keywords: KeywordSource | None = None
+    semantic: SemanticSource | None = None
     _indexes: _Indexes | None = None
+
+    def with_sources(
+        self, *, keywords: KeywordSource | None = None, semantic: SemanticSource | None = None
+    ) -> Retriever:
+        """The same retriever (sharing indexes) with a keyword model and/or embeddings attached."""
+        other = Retriever(
+            self.catalog, self.settings, keywords or self.keywords, semantic or self.semantic
+        )
+        other._indexes = self._indexes
+        return other
 
     def with_settings(self, **changes: object) -> Retriever:
         """A retriever sharing this one's indexes (when the graph settings allow) with new settings."""
         new = replace(self.settings, **changes)  # type: ignore[arg-type]
-        other = Retriever(self.catalog, new, self.keywords)
+        other = Retriever(self.catalog, new, self.keywords, self.semantic)
         if self._indexes is not None and (new.direction, new.in_weight) == (
             self.settings.direction,
             self.settings.in_weight,
@@ -163,8 +183,15 @@ class Retriever:
         lead = ix.lead.search(terms, limit=limit) if s.mode != "lexical" else _no_hits()
         timings["body"] = _ms(t)
 
+        sem: list[tuple[int, float]] = []
+        if self.semantic is not None and s.mode not in ("lexical", "body"):
+            t = time.perf_counter()
+            sem = self.semantic(question, limit)
+            timings["semantic"] = _ms(t)
+
         lex_strong = bool(lex) and lex[0].score >= s.lex_strong_score
         body_strong = len(body.pages) > 0 and float(body.coverage[0]) >= s.body_strong_coverage
+        sem_strong = bool(sem) and sem[0][1] >= s.sem_strong_similarity
 
         seeds: list[Seed] = []
         arm = ARM_PURE_LLM
@@ -182,6 +209,9 @@ class Retriever:
             seeds = self._body_seeds(body, exclude_pages=set(), strong_only=True)
             arm, reason = ARM_BODY, "page text covers the question where no title does"
             seeds += self._lex_seeds(lex, features, weak=True)
+        elif sem_strong:
+            seeds = self._semantic_seeds(sem)
+            arm, reason = ARM_SEMANTIC, "embeddings found pages close in meaning to the question"
         else:
             if self.keywords is not None and s.mode in ("full", "mc-ppr", "no-ppr"):
                 t = time.perf_counter()
@@ -214,7 +244,7 @@ class Retriever:
 
         t = time.perf_counter()
         results, explain = self._fuse(
-            lex, body, lead, ppr, seeds, k=k, exclude=exclude, named=named
+            lex, body, lead, sem, ppr, seeds, k=k, exclude=exclude, named=named
         )
         timings["fusion"] = _ms(t)
         timings["total"] = _ms(t0)
@@ -262,6 +292,15 @@ class Retriever:
                 Seed(path, "body", float(score / top) * float(cov), {t: "body" for t in body.terms})
             )
         return seeds
+
+    def _semantic_seeds(self, sem: list[tuple[int, float]]) -> list[Seed]:
+        s = self.settings
+        top = sem[0][1]
+        return [
+            Seed(self.catalog.pages[p].path, "semantic", sim, {})
+            for p, sim in sem[: s.max_sem_seeds]
+            if sim >= s.sem_strong_similarity and sim >= top - s.sem_seed_margin
+        ]
 
     def _keyword_seeds(self, keywords: list[str]) -> list[Seed]:
         """Stage 3: every page's names scanned with every keyword; the best pages become seeds."""
@@ -314,6 +353,7 @@ class Retriever:
         lex: list[NameMatch],
         body: BodyHits,
         lead: BodyHits,
+        sem: list[tuple[int, float]],
         ppr: np.ndarray,
         seeds: list[Seed],
         *,
@@ -328,6 +368,7 @@ class Retriever:
             lex={m.page: m.score for m in lex[: self.settings.candidates_per_signal]},
             body={int(p): float(sc) for p, sc in zip(body.pages, body.scores, strict=True)},
             lead={int(p): float(sc) for p, sc in zip(lead.pages, lead.scores, strict=True)},
+            sem=dict(sem),
             ppr=ppr,
             centrality=ix.centrality,
             seeds={self.catalog.by_path[sd.path] for sd in seeds},

@@ -23,6 +23,7 @@ class FusionInput:
     lex: dict[int, float]  # page -> name-match score in [0, 1]
     body: dict[int, float]  # page -> BM25
     lead: dict[int, float]  # page -> BM25 of its lead paragraph
+    sem: dict[int, float]  # page -> cosine similarity (empty without embeddings)
     ppr: np.ndarray  # PPR mass per page (zeros when PPR is off)
     centrality: np.ndarray  # prior in [0, 1] per page
     seeds: set[int]
@@ -33,7 +34,9 @@ def fuse(
 ) -> Ranked:
     """The top `k` pages with their fused score and raw signals."""
     n_cand = s.candidates_per_signal
-    candidates: set[int] = set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.seeds)
+    candidates: set[int] = (
+        set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.sem) | set(inp.seeds)
+    )
     if inp.ppr.any():
         top_ppr = np.argpartition(-inp.ppr, min(n_cand, len(inp.ppr) - 1))[:n_cand]
         candidates.update(int(p) for p in top_ppr if inp.ppr[p] > 0)
@@ -53,9 +56,16 @@ def fuse(
             "lex": _ranks(inp.lex),
             "body": _ranks(inp.body),
             "lead": _ranks(inp.lead),
+            "sem": _ranks(inp.sem),
             "ppr": _ranks({c: float(inp.ppr[c]) for c in candidates if inp.ppr[c] > 0}),
         }
-        weights = {"lex": s.w_lex, "body": s.w_body, "lead": s.w_lead, "ppr": s.w_ppr}
+        weights = {
+            "lex": s.w_lex,
+            "body": s.w_body,
+            "lead": s.w_lead,
+            "sem": s.w_sem,
+            "ppr": s.w_ppr,
+        }
         for c in candidates:
             score = sum(weights[name] / (s.rrf_k + r[c]) for name, r in ranks.items() if c in r)
             score += s.w_centrality * float(inp.centrality[c]) / s.rrf_k
@@ -66,6 +76,7 @@ def fuse(
                 s.w_lex * inp.lex.get(c, 0.0)
                 + s.w_body * inp.body.get(c, 0.0) / body_top
                 + s.w_lead * inp.lead.get(c, 0.0) / lead_top
+                + s.w_sem * inp.sem.get(c, 0.0)
                 + s.w_ppr * float(inp.ppr[c]) / ppr_top
                 + s.w_centrality * float(inp.centrality[c])
             )
@@ -84,6 +95,7 @@ def _signals(inp: FusionInput, c: int) -> dict[str, float]:
         "lex": inp.lex.get(c, 0.0),
         "body": inp.body.get(c, 0.0),
         "lead": inp.lead.get(c, 0.0),
+        "sem": inp.sem.get(c, 0.0),
         "ppr": float(inp.ppr[c]),
         "centrality": float(inp.centrality[c]),
     }
