@@ -28,6 +28,15 @@ class BodyHits:
     coverage: np.ndarray  # share of the question's IDF weight present in the page, [0, 1]
     terms: tuple[str, ...]  # the question terms that exist in the vault
 
+    @classmethod
+    def empty(cls) -> BodyHits:
+        none = np.empty(0)
+        return cls(none.astype(np.int64), none, none, ())
+
+    def as_dict(self) -> dict[int, float]:
+        """page -> BM25 score."""
+        return {int(p): float(s) for p, s in zip(self.pages, self.scores, strict=True)}
+
 
 class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""
@@ -64,8 +73,7 @@ class BodyIndex:
         ids = [self.term_ids[t] for t in unique if t in self.term_ids]
         total_weight = sum(self.idf_of(t) for t in unique)
         if not ids or self.n_docs == 0:
-            empty = np.empty(0)
-            return BodyHits(empty.astype(np.int64), empty, empty, ())
+            return BodyHits.empty()
         cols = np.asarray(ids)
         scores = np.asarray(self.weights[:, cols].sum(axis=1)).ravel()
         hit = np.nonzero(scores > 0)[0]

@@ -1,9 +1,10 @@
 """Select Seeds, expand, fuse: the retrieval cascade behind every answer.
 
-Stage 1 (names) and body search run on every question — both are cheap. Stage 2 (model
-keywords) and Stage 3 (an exhaustive scan with them) run only when both are weak and a model
-is configured. Stage 4 is Personalized PageRank from the seeds. Stage 5 is pureLLM: when no
-signal clears its absolute threshold, the honest answer is "not in your vault".
+Stage 1 (names) and body search run on every question — both are cheap. Stage 0 (embeddings)
+runs when an index exists. Stage 2 (model keywords) and Stage 3 (an exhaustive scan of every
+name with them) run only when all of those are weak and a model is configured. Stage 4 is
+Personalized PageRank from the seeds, and fusion ranks everything found. Stage 5 is pureLLM:
+when no signal clears its absolute threshold, the honest answer is "not in your vault".
 """
 
 from __future__ import annotations
@@ -11,20 +12,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import numpy as np
 
-from wikiq.retrieve.body import BodyHits, BodyIndex
+from wikiq.retrieve.body import BodyHits
 from wikiq.retrieve.fusion import FusionInput, fuse
-from wikiq.retrieve.names import NameIndex, NameMatch, name_features
-from wikiq.retrieve.ppr import (
-    Direction,
-    WalkGraph,
-    monte_carlo_pagerank,
-    personalized_pagerank,
-    walk_graph,
-)
+from wikiq.retrieve.indexes import RetrievalIndexes, build_indexes
+from wikiq.retrieve.names import NameMatch, name_features
+from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
 from wikiq.retrieve.result import (
     ARM_BODY,
     ARM_LEX,
@@ -36,130 +31,71 @@ from wikiq.retrieve.result import (
     Retrieval,
     Seed,
 )
+from wikiq.retrieve.settings import MODES, Mode, RetrieverSettings
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
+
+__all__ = ["MODES", "KeywordSource", "Mode", "Retriever", "RetrieverSettings", "SemanticSource"]
 
 KeywordSource = Callable[[str], list[str]]
 # Optional Stage 0 (embeddings): question, how many -> [(page number, cosine similarity)].
 SemanticSource = Callable[[str, int], list[tuple[int, float]]]
-Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr"]
-MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr")
-
-
-@dataclass(frozen=True)
-class RetrieverSettings:
-    """Every tunable of the cascade, with the values chosen by measurement (docs/BENCHMARKS.md)."""
-
-    mode: Mode = "full"
-    # Stage 1: a name match is strong when it covers the whole title (or alias) and some of
-    # the question; weak matches still seed (Lex++PPR) but do not make a question "covered".
-    lex_strong_score: float = 0.75
-    lex_seed_ratio: float = 0.7  # seeds: names scoring at least this share of the best one
-    lex_min_seed_score: float = 0.5
-    max_lex_seeds: int = 5
-    # Body search: coverage is the share of the question's IDF weight a page contains.
-    body_strong_coverage: float = 0.6
-    max_body_seeds: int = 5
-    body_seed_ratio: float = 0.5
-    # Stage 4: PPR.
-    restart: float = 0.3
-    direction: Direction = "both"
-    in_weight: float = 0.5
-    # Fusion weights of the signals (see fusion.py).
-    w_lex: float = 1.0
-    w_body: float = 1.0
-    w_ppr: float = 1.0
-    w_lead: float = 0.5
-    # Stage 0 (embeddings, optional): cosine similarity above which a page is "about" the
-    # question; seeds within `sem_seed_margin` of the best one.
-    w_sem: float = 1.0
-    sem_strong_similarity: float = 0.85
-    sem_seed_margin: float = 0.03
-    max_sem_seeds: int = 5
-    w_centrality: float = 0.05
-    # PPR mass divided by degree**ppr_degree_norm: a walk visits hubs often whatever the
-    # seeds; dividing by degree keeps what is specific to the seeds (ACL's sweep ordering).
-    ppr_degree_norm: float = 0.0
-    # When the question *is* a page's name (it covers the whole name and the name explains the
-    # whole question), the user is asking about that page: its links matter more than pages
-    # that merely mention the words.
-    named_w_body: float = 0.3
-    named_body_seeds: bool = False
-    fusion: Literal["linear", "rrf"] = "linear"
-    rrf_k: int = 60
-    candidates_per_signal: int = 60
 
 
 @dataclass
-class _Indexes:
-    names: NameIndex
-    body: BodyIndex
-    lead: BodyIndex
-    walk: WalkGraph
-    centrality: np.ndarray
-    degree: np.ndarray
-    stubs: np.ndarray
+class _Evidence:
+    """What the cheap stages found for one question."""
+
+    features: list[str]
+    terms: list[str]
+    lex: list[NameMatch]
+    body: BodyHits
+    lead: BodyHits
+    sem: list[tuple[int, float]]
 
 
 @dataclass
 class Retriever:
-    """Runs the cascade over one catalog; indexes are built on first use and kept."""
+    """Runs the cascade over one catalog; indexes are built on first use and shared."""
 
     catalog: Catalog
     settings: RetrieverSettings = field(default_factory=RetrieverSettings)
     keywords: KeywordSource | None = None
     semantic: SemanticSource | None = None
-    _indexes: _Indexes | None = None
+    _indexes: RetrievalIndexes | None = None
+
+    @property
+    def indexes(self) -> RetrievalIndexes:
+        if self._indexes is None:
+            self._indexes = build_indexes(
+                self.catalog, self.settings.direction, self.settings.in_weight
+            )
+        return self._indexes
 
     def with_sources(
         self, *, keywords: KeywordSource | None = None, semantic: SemanticSource | None = None
     ) -> Retriever:
         """The same retriever (sharing indexes) with a keyword model and/or embeddings attached."""
-        other = Retriever(
-            self.catalog, self.settings, keywords or self.keywords, semantic or self.semantic
+        return Retriever(
+            self.catalog,
+            self.settings,
+            keywords or self.keywords,
+            semantic or self.semantic,
+            self._indexes,
         )
-        other._indexes = self._indexes
-        return other
 
     def with_settings(self, **changes: object) -> Retriever:
-        """A retriever sharing this one's indexes (when the graph settings allow) with new settings."""
+        """The same retriever (sharing indexes where the settings allow) with other settings."""
         new = replace(self.settings, **changes)  # type: ignore[arg-type]
-        other = Retriever(self.catalog, new, self.keywords, self.semantic)
-        if self._indexes is not None and (new.direction, new.in_weight) == (
+        ix = self._indexes
+        if ix is not None and (new.direction, new.in_weight) != (
             self.settings.direction,
             self.settings.in_weight,
         ):
-            other._indexes = self._indexes
-        elif self._indexes is not None:
-            ix = self._indexes
-            other._indexes = replace(
-                ix, walk=walk_graph(self.catalog.graph, new.direction, new.in_weight)
-            )
-        return other
+            ix = ix.with_walk(self.catalog, new.direction, new.in_weight)
+        return Retriever(self.catalog, new, self.keywords, self.semantic, ix)
 
-    @property
-    def indexes(self) -> _Indexes:
-        if self._indexes is None:
-            self._indexes = self._build()
-        return self._indexes
-
-    def _build(self) -> _Indexes:
-        catalog = self.catalog
-        graph = catalog.graph
-        in_degree = np.asarray(graph.sum(axis=0)).ravel()
-        centrality = np.log1p(in_degree)
-        if centrality.max(initial=0) > 0:
-            centrality = centrality / centrality.max()
-        stubs = np.asarray([p.stub for p in catalog.pages], dtype=bool)
-        return _Indexes(
-            names=NameIndex(catalog),
-            body=BodyIndex(catalog.terms),
-            lead=BodyIndex(catalog.field_terms("lead")),
-            walk=walk_graph(graph, self.settings.direction, self.settings.in_weight),
-            centrality=centrality,
-            degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
-            stubs=stubs,
-        )
+    # --- the cascade ---------------------------------------------------------------------
 
     def retrieve(
         self, question: str, *, k: int = 8, exclude: frozenset[str] = frozenset()
@@ -167,50 +103,36 @@ class Retriever:
         """Rank the pages that answer `question`, or decide that none does (pureLLM)."""
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        ix = self.indexes
+        self.indexes  # noqa: B018 - built (once) outside the per-stage timings
         timings["index"] = _ms(t0)
         s = self.settings
+        ev = self._evidence(question, k, timings)
 
-        t = time.perf_counter()
-        features = name_features(question)
-        lex = ix.names.match(features) if s.mode != "body" else []
-        timings["lex"] = _ms(t)
-
-        t = time.perf_counter()
-        terms = match_terms(question)
-        limit = max(s.candidates_per_signal, k * 3)
-        body = ix.body.search(terms, limit=limit) if s.mode != "lexical" else _no_hits()
-        lead = ix.lead.search(terms, limit=limit) if s.mode != "lexical" else _no_hits()
-        timings["body"] = _ms(t)
-
-        sem: list[tuple[int, float]] = []
-        if self.semantic is not None and s.mode not in ("lexical", "body"):
-            t = time.perf_counter()
-            sem = self.semantic(question, limit)
-            timings["semantic"] = _ms(t)
-
-        lex_strong = bool(lex) and lex[0].score >= s.lex_strong_score
-        body_strong = len(body.pages) > 0 and float(body.coverage[0]) >= s.body_strong_coverage
-        sem_strong = bool(sem) and sem[0][1] >= s.sem_strong_similarity
+        lex_strong = bool(ev.lex) and ev.lex[0].score >= s.lex_strong_score
+        body_strong = (
+            len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
+        )
+        sem_strong = bool(ev.sem) and ev.sem[0][1] >= s.sem_strong_similarity
+        named = (
+            lex_strong
+            and ev.lex[0].name_coverage >= s.named_coverage
+            and ev.lex[0].query_coverage >= s.named_coverage
+        )
 
         seeds: list[Seed] = []
-        arm = ARM_PURE_LLM
-        reason = ""
         keywords: list[str] = []
-        named = lex_strong and lex[0].name_coverage >= 0.99 and lex[0].query_coverage >= 0.99
+        arm, reason = ARM_PURE_LLM, ""
         if lex_strong:
-            seeds = self._lex_seeds(lex, features)
-            arm, reason = ARM_LEX, f"the question names '{lex[0].name}'"
-            if not named or s.named_body_seeds:
-                seeds += self._body_seeds(
-                    body, exclude_pages={sd.path for sd in seeds}, strong_only=True
-                )
+            seeds = self._lex_seeds(ev.lex)
+            arm, reason = ARM_LEX, f"the question names '{ev.lex[0].name}'"
+            self._expand_with_names(ev, timings)
+            if not named:
+                seeds += self._body_seeds(ev.body)
         elif body_strong:
-            seeds = self._body_seeds(body, exclude_pages=set(), strong_only=True)
+            seeds = self._body_seeds(ev.body) + self._lex_seeds(ev.lex, weak=True)
             arm, reason = ARM_BODY, "page text covers the question where no title does"
-            seeds += self._lex_seeds(lex, features, weak=True)
         elif sem_strong:
-            seeds = self._semantic_seeds(sem)
+            seeds = self._semantic_seeds(ev.sem)
             arm, reason = ARM_SEMANTIC, "embeddings found pages close in meaning to the question"
         else:
             if self.keywords is not None and s.mode in ("full", "mc-ppr", "no-ppr"):
@@ -221,10 +143,14 @@ class Retriever:
                 seeds = self._keyword_seeds(keywords)
                 timings["scan"] = _ms(t)
                 if seeds:
-                    arm, reason = ARM_LLM, "model keywords matched page titles"
-            if not seeds and lex and self._weakly_relevant(lex[0]):
-                seeds = self._lex_seeds(lex, features, weak=True)
-                arm, reason = ARM_WEAK_LEX, f"only a weak title match ('{lex[0].name}')"
+                    arm, reason = (
+                        ARM_LLM,
+                        "model keywords matched page titles: " + ", ".join(keywords[:5]),
+                    )
+            if not seeds and ev.lex and _weakly_relevant(ev.lex[0]):
+                seeds = self._lex_seeds(ev.lex, weak=True)
+                arm, reason = ARM_WEAK_LEX, f"only a weak title match ('{ev.lex[0].name}')"
+        seeds = _dedupe(seeds)
         if not seeds:
             timings["total"] = _ms(t0)
             return Retrieval(
@@ -241,40 +167,66 @@ class Retriever:
         t = time.perf_counter()
         ppr = self._ppr(seeds)
         timings["ppr"] = _ms(t)
-
         t = time.perf_counter()
-        results, explain = self._fuse(
-            lex, body, lead, sem, ppr, seeds, k=k, exclude=exclude, named=named
-        )
+        results = self._fuse(ev, ppr, seeds, k=k, exclude=exclude, named=named)
         timings["fusion"] = _ms(t)
         timings["total"] = _ms(t0)
-        return Retrieval(question, arm, False, seeds, results, timings, keywords, reason, explain)
+        return Retrieval(question, arm, False, seeds, results, timings, keywords, reason)
 
-    # --- seeds -------------------------------------------------------------------------
+    def _evidence(self, question: str, k: int, timings: dict[str, float]) -> _Evidence:
+        s, ix = self.settings, self.indexes
+        t = time.perf_counter()
+        features = name_features(question)
+        lex = ix.names.match(features) if s.mode != "body" else []
+        timings["lex"] = _ms(t)
 
-    def _lex_seeds(
-        self, lex: list[NameMatch], features: list[str], *, weak: bool = False
-    ) -> list[Seed]:
+        t = time.perf_counter()
+        terms = match_terms(question)
+        limit = max(s.candidates_per_signal, k * 3)
+        text = s.mode != "lexical"
+        body = ix.body.search(terms, limit=limit) if text else BodyHits.empty()
+        lead = ix.lead.search(terms, limit=limit) if text else BodyHits.empty()
+        timings["body"] = _ms(t)
+
+        sem: list[tuple[int, float]] = []
+        if self.semantic is not None and s.mode not in ("lexical", "body"):
+            t = time.perf_counter()
+            sem = self.semantic(question, limit)
+            timings["semantic"] = _ms(t)
+        return _Evidence(features, terms, lex, body, lead, sem)
+
+    def _expand_with_names(self, ev: _Evidence, timings: dict[str, float]) -> None:
+        """Search the text again with the named page's title and aliases: the vault's own
+        synonyms ("echocardiography" also finds pages that say "echo", its alias)."""
+        if not self.settings.expand_with_names or self.settings.mode == "lexical":
+            return
+        page = self.catalog.pages[ev.lex[0].page]
+        extra: list[str] = []
+        for name in (page.title, *page.aliases):
+            extra += [t for t in match_terms(name) if t not in ev.terms and t not in extra]
+        if extra:
+            t = time.perf_counter()
+            limit = max(self.settings.candidates_per_signal, len(ev.body.pages))
+            ev.body = self.indexes.body.search(ev.terms + extra, limit=limit)
+            ev.lead = self.indexes.lead.search(ev.terms + extra, limit=limit)
+            timings["body"] += _ms(t)
+
+    # --- seeds ---------------------------------------------------------------------------
+
+    def _seed(self, page: int, stage: str, score: float, matched: dict[str, str]) -> Seed:
+        return Seed(self.catalog.pages[page].path, stage, score, matched)
+
+    def _lex_seeds(self, lex: list[NameMatch], *, weak: bool = False) -> list[Seed]:
         s = self.settings
         if not lex:
             return []
-        floor = max(s.lex_min_seed_score if not weak else 0.0, lex[0].score * s.lex_seed_ratio)
-        seeds: list[Seed] = []
-        for m in lex:
-            if m.score < floor or len(seeds) == s.max_lex_seeds:
-                break
-            if self.indexes.stubs[m.page] and len(lex) > 1:
-                pass  # stubs still seed: they sit in the graph even though they are not results
-            seeds.append(
-                Seed(
-                    self.catalog.pages[m.page].path, "lex", m.score, {f: m.field for f in m.matched}
-                )
-            )
-        return seeds
+        floor = max(0.0 if weak else s.lex_min_seed_score, lex[0].score * s.lex_seed_ratio)
+        chosen = [m for m in lex[: s.max_lex_seeds] if m.score >= floor]
+        return [
+            self._seed(m.page, "lex", m.score, dict.fromkeys(m.matched, m.field)) for m in chosen
+        ]
 
-    def _body_seeds(
-        self, body: BodyHits, *, exclude_pages: set[str], strong_only: bool
-    ) -> list[Seed]:
+    def _body_seeds(self, body: BodyHits) -> list[Seed]:
         s = self.settings
         if len(body.pages) == 0:
             return []
@@ -283,21 +235,18 @@ class Retriever:
         for page, score, cov in zip(body.pages, body.scores, body.coverage, strict=True):
             if len(seeds) == s.max_body_seeds or score < top * s.body_seed_ratio:
                 break
-            if strong_only and cov < s.body_strong_coverage:
-                continue
-            path = self.catalog.pages[int(page)].path
-            if path in exclude_pages:
-                continue
-            seeds.append(
-                Seed(path, "body", float(score / top) * float(cov), {t: "body" for t in body.terms})
-            )
+            if cov >= s.body_strong_coverage:
+                weight = float(score / top) * float(cov)
+                seeds.append(
+                    self._seed(int(page), "body", weight, dict.fromkeys(body.terms, "body"))
+                )
         return seeds
 
     def _semantic_seeds(self, sem: list[tuple[int, float]]) -> list[Seed]:
         s = self.settings
         top = sem[0][1]
         return [
-            Seed(self.catalog.pages[p].path, "semantic", sim, {})
+            self._seed(p, "semantic", sim, {})
             for p, sim in sem[: s.max_sem_seeds]
             if sim >= s.sem_strong_similarity and sim >= top - s.sem_seed_margin
         ]
@@ -312,7 +261,7 @@ class Retriever:
                 continue
             for m in self.indexes.names.match(feats):
                 if m.name_coverage < 0.5 and m.query_coverage < 0.99:
-                    continue
+                    continue  # a keyword must cover half a name, or the name the whole keyword
                 totals[m.page] = totals.get(m.page, 0.0) + m.score
                 matched.setdefault(m.page, {})[kw] = m.field
         ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[
@@ -321,75 +270,79 @@ class Retriever:
         if not ranked:
             return []
         top = ranked[0][1]
-        return [
-            Seed(self.catalog.pages[p].path, "keywords", v / top, matched[p]) for p, v in ranked
-        ]
+        return [self._seed(p, "keywords", v / top, matched[p]) for p, v in ranked]
 
-    def _weakly_relevant(self, best: NameMatch) -> bool:
-        # A weak match must still cover a whole name or most of the question, else it is noise.
-        return best.name_coverage >= 0.99 or best.query_coverage >= 0.5
-
-    # --- expansion and fusion ------------------------------------------------------------
+    # --- expansion and fusion --------------------------------------------------------------
 
     def _ppr(self, seeds: list[Seed]) -> np.ndarray:
         s = self.settings
         n = len(self.catalog.pages)
         if s.mode in ("no-ppr", "lexical", "body") or n == 0:
             return np.zeros(n)
-        weights: dict[int, float] = {}
-        for seed in seeds:
-            i = self.catalog.by_path[seed.path]
-            weights[i] = max(weights.get(i, 0.0), seed.score)
+        weights = {self.catalog.by_path[seed.path]: seed.score for seed in seeds}
         if s.mode == "mc-ppr":
-            mass = monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
-        else:
-            mass = personalized_pagerank(self.indexes.walk, weights, restart=s.restart)
-        if s.ppr_degree_norm > 0:
-            mass = mass / np.power(1.0 + self.indexes.degree, s.ppr_degree_norm)
-        return mass
+            return monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
+        return personalized_pagerank(self.indexes.walk, weights, restart=s.restart)
 
     def _fuse(
         self,
-        lex: list[NameMatch],
-        body: BodyHits,
-        lead: BodyHits,
-        sem: list[tuple[int, float]],
+        ev: _Evidence,
         ppr: np.ndarray,
         seeds: list[Seed],
         *,
         k: int,
         exclude: frozenset[str],
-        named: bool = False,
-    ) -> tuple[list[RankedPage], dict[str, object]]:
-        ix = self.indexes
-        pages = self.catalog.pages
-        excluded = {self.catalog.by_path[p] for p in exclude if p in self.catalog.by_path}
+        named: bool,
+    ) -> list[RankedPage]:
+        s, ix, by_path = self.settings, self.indexes, self.catalog.by_path
         inp = FusionInput(
-            lex={m.page: m.score for m in lex[: self.settings.candidates_per_signal]},
-            body={int(p): float(sc) for p, sc in zip(body.pages, body.scores, strict=True)},
-            lead={int(p): float(sc) for p, sc in zip(lead.pages, lead.scores, strict=True)},
-            sem=dict(sem),
+            lex={m.page: m.score for m in ev.lex[: s.candidates_per_signal]},
+            body=ev.body.as_dict(),
+            lead=ev.lead.as_dict(),
+            sem=dict(ev.sem),
             ppr=ppr,
             centrality=ix.centrality,
-            seeds={self.catalog.by_path[sd.path] for sd in seeds},
+            seeds={by_path[sd.path]: sd.score for sd in seeds},
+            # Name-matched seeds already carry their name score; the others need the credit.
+            found={by_path[sd.path]: sd.score for sd in seeds if sd.stage != "lex"},
         )
-        settings = (
-            replace(self.settings, w_body=self.settings.named_w_body) if named else self.settings
+        ranked = fuse(
+            inp,
+            s.named if named else s.open,
+            ix.graph,
+            ix.graph_t,
+            skip=ix.stubs,
+            exclude={by_path[p] for p in exclude if p in by_path},
+            k=k,
+            candidates_per_signal=s.candidates_per_signal,
+            method=s.fusion,
+            rrf_k=s.rrf_k,
         )
-        ranked = fuse(inp, settings, skip=ix.stubs, exclude=excluded, k=k)
-        top = ranked[0][1] if ranked else 1.0
-        out = []
-        for page, score, signals in ranked:
-            p = pages[page]
-            out.append(
-                RankedPage(p.path, p.title, p.type, score / top if top > 0 else 0.0, signals)
+        top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
+        pages = self.catalog.pages
+        return [
+            RankedPage(pages[c].path, pages[c].title, pages[c].type, score / top, signals)
+            for c, score, signals in ranked
+        ]
+
+
+def _weakly_relevant(best: NameMatch) -> bool:
+    # A weak match must still cover a whole name or most of the question, else it is noise.
+    return best.name_coverage >= 0.99 or best.query_coverage >= 0.5
+
+
+def _dedupe(seeds: list[Seed]) -> list[Seed]:
+    """One seed per page: the first stage that found it, with the best score any stage gave."""
+    best: dict[str, Seed] = {}
+    for seed in seeds:
+        kept = best.get(seed.path)
+        if kept is None:
+            best[seed.path] = seed
+        elif seed.score > kept.score:
+            best[seed.path] = replace(
+                kept, score=seed.score, matched={**kept.matched, **seed.matched}
             )
-        return out, {}
-
-
-def _no_hits() -> BodyHits:
-    empty = np.empty(0)
-    return BodyHits(empty.astype(np.int64), empty, empty, ())
+    return list(best.values())
 
 
 def _ms(start: float) -> float:

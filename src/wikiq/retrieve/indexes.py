@@ -1,0 +1,49 @@
+"""The in-memory indexes retrieval needs, built once per catalog and shared by every question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from wikiq.retrieve.body import BodyIndex
+from wikiq.retrieve.names import NameIndex
+from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
+from wikiq.vault.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class RetrievalIndexes:
+    names: NameIndex  # titles and aliases (Stages 1 and 3)
+    body: BodyIndex  # BM25 over bodies
+    lead: BodyIndex  # BM25 over lead paragraphs
+    walk: WalkGraph  # PPR transition matrix (Stage 4)
+    graph: sp.csr_matrix  # the link graph (row links to column)
+    graph_t: sp.csr_matrix  # its transpose, row-major: who links to each page
+    centrality: np.ndarray  # log in-degree, scaled to [0, 1]
+    stubs: np.ndarray  # bool per page: generation_complete: false
+
+    def with_walk(
+        self, catalog: Catalog, direction: Direction, in_weight: float
+    ) -> RetrievalIndexes:
+        """The same indexes with a differently built walk graph (for ablations)."""
+        return replace(self, walk=walk_graph(catalog.graph, direction, in_weight))
+
+
+def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:
+    graph = catalog.graph
+    in_degree = np.asarray(graph.sum(axis=0)).ravel()
+    centrality = np.log1p(in_degree)
+    if centrality.max(initial=0) > 0:
+        centrality = centrality / centrality.max()
+    return RetrievalIndexes(
+        names=NameIndex(catalog),
+        body=BodyIndex(catalog.terms),
+        lead=BodyIndex(catalog.field_terms("lead")),
+        walk=walk_graph(graph, direction, in_weight),
+        graph=graph.tocsr(),
+        graph_t=graph.T.tocsr(),
+        centrality=centrality,
+        stubs=np.asarray([p.stub for p in catalog.pages], dtype=bool),
+    )

@@ -1,0 +1,98 @@
+"""Every tunable of the retrieval cascade, with the values chosen by measurement.
+
+The numbers come from the dev sets in `../shared/bench` (see docs/BENCHMARKS.md for the
+figures and the commands that produced them). They are named here, in one place, so a reader
+can see what the cascade decides and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wikiq.retrieve.ppr import Direction
+
+Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr"]
+MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr")
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    """How much each signal counts in the final ranking (each signal is scaled to [0, 1])."""
+
+    lex: float = 1.0  # the page's best name match
+    body: float = 0.5  # BM25 over the whole body, relative to the best page
+    lead: float = 0.0  # BM25 over the lead paragraph, relative to the best page
+    sem: float = 1.0  # embedding similarity (only with the optional Stage 0)
+    ppr: float = 2.0  # PPR mass, relative to the best candidate
+    centrality: float = 0.05  # log in-degree prior
+    link_out: float = 1.0  # a seed links to this page (weighted by the seed's score)
+    link_in: float = 0.0  # this page links to a seed
+    backlink_lead: float = 0.0  # this page links to a seed *and* its lead matches the question
+    seed: float = 0.0  # an entry point found by text, embeddings or keywords (its seed score)
+
+
+# When the question *is* a page's name (the name covers the whole question), the user asks
+# about that page: the pages it links to matter most, then pages whose opening paragraph is
+# about it. Measured on leave-one-out (links of a named page) and sample50 (its instances).
+NAMED_WEIGHTS = FusionWeights(
+    lex=1.0,
+    body=0.3,
+    lead=0.6,
+    ppr=2.0,
+    centrality=0.0,
+    link_out=0.5,
+    link_in=0.0,
+    backlink_lead=0.5,
+)
+# Every other question: names, text and the graph around the seeds together. Measured on
+# 2wiki's natural multi-hop questions.
+OPEN_WEIGHTS = FusionWeights(
+    lex=1.0,
+    body=0.5,
+    lead=0.0,
+    ppr=2.0,
+    centrality=0.05,
+    link_out=1.0,
+    link_in=0.0,
+    backlink_lead=0.0,
+    seed=1.0,
+)
+
+
+@dataclass(frozen=True)
+class RetrieverSettings:
+    """The cascade's thresholds and weights; `mode` switches stages off for ablations."""
+
+    mode: Mode = "full"
+    # Stage 1 (names). A name match is strong when it covers a whole title or alias and part
+    # of the question; weaker matches may still seed (Lex++PPR) but never make a question
+    # "covered" on their own.
+    lex_strong_score: float = 0.75
+    lex_seed_ratio: float = 0.7  # seeds: names scoring at least this share of the best one
+    lex_min_seed_score: float = 0.5
+    max_lex_seeds: int = 5
+    # A question that is exactly a page's name: name and question coverage both at least this.
+    named_coverage: float = 0.99
+    # Body search. Coverage = the share of the question's IDF weight that one page contains.
+    body_strong_coverage: float = 0.6
+    max_body_seeds: int = 5
+    body_seed_ratio: float = 0.5
+    # Search the body for the named page's title and aliases too: the vault's own synonyms.
+    expand_with_names: bool = True
+    # Stage 0 (embeddings, optional): cosine similarity above which a page is "about" the
+    # question; seeds within `sem_seed_margin` of the best one.
+    sem_strong_similarity: float = 0.85
+    sem_seed_margin: float = 0.03
+    max_sem_seeds: int = 5
+    # Stage 4 (PPR). Restart 0.3 keeps the walk local; in-links count half as much as
+    # out-links (a page's own links say more about it than the pages that cite it).
+    restart: float = 0.3
+    direction: Direction = "both"
+    in_weight: float = 0.5
+    # Fusion.
+    named: FusionWeights = field(default_factory=lambda: NAMED_WEIGHTS)
+    open: FusionWeights = field(default_factory=lambda: OPEN_WEIGHTS)
+    fusion: Literal["linear", "rrf"] = "linear"
+    rrf_k: int = 60
+    candidates_per_signal: int = 60

@@ -1,0 +1,35 @@
+"""Small vaults for retrieval tests, opened straight into a catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.fixtures import fake_llm, fast_retry, sleeps  # noqa: F401
+from tests.support.vaults import VaultFactory, index_md
+from wikiq.vault.catalog import Catalog, open_catalog
+from wikiq.vault.locate import locate_vault
+
+CatalogFactory = Callable[[dict[str, str]], Catalog]
+
+
+def page(title: str, body: str, *, type: str = "concept", aliases: tuple[str, ...] = (), extra: str = "") -> str:
+    """A page in the plugin's format."""
+    alias_lines = "".join(f'  - "{a}"\n' for a in aliases)
+    aliases_block = f"aliases:\n{alias_lines}" if aliases else ""
+    return f"---\ntype: {type}\n{extra}{aliases_block}---\n\n# {title}\n\n{body}\n"
+
+
+@pytest.fixture
+def make_catalog(make_vault: VaultFactory) -> CatalogFactory:
+    """`make_catalog({"concepts/orbit": page(...), ...})` -> an opened catalog (index lists all)."""
+
+    def make(pages: dict[str, str]) -> Catalog:
+        files = {f"wiki/{path}.md": text for path, text in pages.items()}
+        files["wiki/index.md"] = index_md(*(f"- [[{path}|{path.rsplit('/', 1)[-1]}]]" for path in pages))
+        root: Path = make_vault(files)
+        return open_catalog(locate_vault(root, env={}))
+
+    return make

@@ -1,0 +1,137 @@
+"""The cascade end to end on small vaults: arms, seeds, stubs, keywords, pureLLM, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve.cascade import Retriever
+from wikiq.retrieve.result import ARM_BODY, ARM_LEX, ARM_LLM, ARM_PURE_LLM, ARM_WEAK_LEX
+from wikiq.vault.catalog import Catalog
+
+SPACE = {
+    "entities/moon": page("Moon", "Earth's only natural satellite. See [[concepts/orbit]] and [[entities/apollo-11]].", type="entity", aliases=("Luna", "月球")),
+    "entities/apollo-11": page("Apollo 11", "The first crewed landing on the [[entities/moon]], by [[entities/neil-armstrong]].", type="event"),
+    "entities/neil-armstrong": page("Neil Armstrong", "The first person to walk on the [[entities/moon]] during [[entities/apollo-11]].", type="entity"),
+    "concepts/orbit": page("Orbit", "A curved path around a body, bent by gravity. The [[entities/moon]] follows one."),
+    "concepts/gravity-assist": page("Gravity assist", "A spacecraft steals momentum from a planet to change speed. See [[concepts/orbit]].", aliases=("slingshot",)),
+    "entities/europa-clipper": "---\ntype: entity\ngeneration_complete: false\n---\n\n# Europa Clipper\n\nStub about the [[entities/moon]].\n",
+}
+
+
+@pytest.fixture
+def space(make_catalog: CatalogFactory) -> Catalog:
+    return make_catalog(SPACE)
+
+
+def test_a_question_naming_a_page_is_a_strong_lexical_match(space: Catalog) -> None:
+    r = Retriever(space).retrieve("Apollo 11")
+    assert r.arm == ARM_LEX and not r.pure_llm
+    assert r.seeds[0].path == "entities/apollo-11" and r.seeds[0].stage == "lex"
+    assert r.seeds[0].matched == {"apollo": "title", "11": "title"}
+    assert r.results[0].path == "entities/apollo-11" and r.results[0].score == 1.0
+    # Its neighbours come next, found through the link graph.
+    assert {"entities/moon", "entities/neil-armstrong"} <= {p.path for p in r.results[:4]}
+
+
+def test_alias_match_in_another_language(space: Catalog) -> None:
+    r = Retriever(space).retrieve("月球")
+    assert r.arm == ARM_LEX and r.results[0].path == "entities/moon"
+    assert r.seeds[0].matched == {"月球": "alias"}
+
+
+def test_text_only_question_is_found_by_body_search(space: Catalog) -> None:
+    r = Retriever(space).retrieve("steals momentum from a planet")
+    assert r.arm == ARM_BODY
+    assert r.results[0].path == "concepts/gravity-assist"
+
+
+def test_weak_partial_title_match_without_model_is_lex_plus_plus(space: Catalog) -> None:
+    r = Retriever(space).retrieve("orbit mechanics textbook exercises")
+    assert r.arm == ARM_WEAK_LEX and r.results[0].path == "concepts/orbit"
+
+
+def test_uncovered_question_is_pure_llm_with_no_results(space: Catalog) -> None:
+    r = Retriever(space).retrieve("What is a good sourdough starter recipe?")
+    assert r.arm == ARM_PURE_LLM and r.pure_llm
+    assert r.results == [] and r.seeds == []
+
+
+def test_stubs_are_never_results_but_stay_in_the_graph(space: Catalog) -> None:
+    r = Retriever(space).retrieve("Europa Clipper", k=10)
+    assert r.seeds and r.seeds[0].path == "entities/europa-clipper"
+    assert "entities/europa-clipper" not in [p.path for p in r.results]
+    assert r.results and r.results[0].path == "entities/moon"  # reached through the stub's link
+
+
+def test_excluded_pages_are_removed_before_ranking(space: Catalog) -> None:
+    r = Retriever(space).retrieve("Apollo 11", exclude=frozenset({"entities/apollo-11"}))
+    assert "entities/apollo-11" not in [p.path for p in r.results]
+    assert r.seeds[0].path == "entities/apollo-11"  # still the entry point
+
+
+def test_same_question_same_json_twice_and_across_retrievers(space: Catalog) -> None:
+    def stable(r: Retriever) -> str:
+        data = r.retrieve("Who was the first person to walk on the Moon?").to_dict("v", "wiki")
+        data.pop("timings_ms")
+        return json.dumps(data, sort_keys=True)
+
+    first = stable(Retriever(space))
+    assert first == stable(Retriever(space)) == stable(Retriever(space))
+
+
+def test_search_json_has_exactly_the_design_keys(space: Catalog) -> None:
+    data = Retriever(space).retrieve("Apollo 11").to_dict("/v", "wiki")
+    assert list(data) == ["query", "vault", "wiki_folder", "arm", "pure_llm", "seeds", "results", "timings_ms"]
+    assert set(data["seeds"][0]) == {"path", "stage", "score", "matched"}
+    assert set(data["results"][0]) == {"path", "title", "type", "score", "signals"}
+    assert {"lex", "body", "ppr"} <= set(data["results"][0]["signals"])
+    assert {"index", "lex", "ppr", "total"} <= set(data["timings_ms"])
+
+
+# --- Stage 2 and 3: model keywords, only when names and text are weak -------------------------
+
+
+class Keywords:
+    """A keyword source that records every call."""
+
+    def __init__(self, answer: list[str]) -> None:
+        self.answer = answer
+        self.calls: list[str] = []
+
+    def __call__(self, question: str) -> list[str]:
+        self.calls.append(question)
+        return self.answer
+
+
+def test_model_is_not_called_when_names_match_strongly(space: Catalog) -> None:
+    kw = Keywords(["moon"])
+    r = Retriever(space, keywords=kw).retrieve("Neil Armstrong")
+    assert kw.calls == [] and r.arm == ARM_LEX
+
+
+def test_model_keywords_find_seeds_when_the_question_shares_no_words(space: Catalog) -> None:
+    kw = Keywords(["gravity assist", "引力弹弓", "slingshot"])
+    r = Retriever(space, keywords=kw).retrieve("怎样借行星的力量加速？")
+    assert kw.calls == ["怎样借行星的力量加速？"]
+    assert r.arm == ARM_LLM and r.keywords == ["gravity assist", "引力弹弓", "slingshot"]
+    assert r.seeds[0].path == "concepts/gravity-assist" and r.seeds[0].stage == "keywords"
+    assert r.results[0].path == "concepts/gravity-assist"
+
+
+def test_failed_keyword_extraction_degrades_to_the_next_stage(space: Catalog) -> None:
+    r = Retriever(space, keywords=Keywords([])).retrieve("怎样借行星的力量加速？")
+    assert r.arm == ARM_PURE_LLM and r.pure_llm
+
+
+def test_keyword_scan_is_exhaustive_the_page_at_position_1410_is_reachable(make_catalog: CatalogFactory) -> None:
+    pages = {f"entities/filler-{n:04d}": page(f"Filler {n:04d}", f"Padding page number {n}.", type="entity") for n in range(1500)}
+    pages["entities/filler-1410"] = page("Quantum entanglement", "Spooky action at a distance.", aliases=("量子纠缠",))
+    catalog = make_catalog(pages)
+    assert [p.path for p in catalog.pages].index("entities/filler-1410") == 1410
+    kw = Keywords(["量子纠缠", "quantum entanglement"])
+    r = Retriever(catalog, keywords=kw).retrieve("什么是那个幽灵般的超距作用的本质")
+    assert r.arm == ARM_LLM
+    assert r.results[0].path == "entities/filler-1410"

@@ -1,0 +1,135 @@
+"""The stages on their own: name matching, body BM25, PPR (exact and Monte Carlo)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve.body import BodyIndex
+from wikiq.retrieve.names import NameIndex, name_features
+from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank, power_iteration, walk_graph
+
+
+def test_name_features_use_stems_and_cjk_bigrams() -> None:
+    assert name_features("Hohmann Transfer Orbits") == ["hohmann", "transfer", "orbit"]
+    assert name_features("量子纠缠") == ["量子", "子纠", "纠缠"]
+    assert name_features("嫦娥 program") == ["program", "嫦娥"]
+    assert name_features("月") == ["月"]
+
+
+def test_a_title_inside_a_question_is_a_full_name_match(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog({
+        "entities/neil-armstrong": page("Neil Armstrong", "Astronaut.", type="entity"),
+        "entities/neil-young": page("Neil Young", "Musician.", type="entity"),
+        "concepts/orbit": page("Orbit", "Path."),
+    })
+    names = NameIndex(catalog)
+    matches = names.match(name_features("Who was Neil Armstrong?"))
+    best = matches[0]
+    assert catalog.pages[best.page].path == "entities/neil-armstrong"
+    assert best.name_coverage == 1.0 and best.field == "title"
+    # "Neil Young" shares only the first name: it covers half its name at most.
+    other = next(m for m in matches if catalog.pages[m.page].path == "entities/neil-young")
+    assert other.name_coverage < 0.6 and other.score < best.score
+
+
+def test_alias_hits_count_slightly_less_than_title_hits(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog({
+        "concepts/gravity-assist": page("Gravity assist", "x", aliases=("slingshot",)),
+        "concepts/slingshot": page("Slingshot", "y"),
+    })
+    matches = NameIndex(catalog).match(name_features("slingshot"))
+    assert [catalog.pages[m.page].path for m in matches] == ["concepts/slingshot", "concepts/gravity-assist"]
+    assert matches[1].field == "alias" and matches[1].score < matches[0].score
+
+
+def test_chinese_question_matches_a_chinese_title_without_segmentation(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog({
+        "entities/嫦娥工程": page("嫦娥工程", "中国的探月计划。", type="entity"),
+        "entities/邵弁": page("邵弁", "明代学者。", type="entity"),
+    })
+    names = NameIndex(catalog)
+    assert catalog.pages[names.match(name_features("嫦娥工程是什么？"))[0].page].path == "entities/嫦娥工程"
+    # A rare two-character name the segmenter cannot know still matches as a bigram.
+    hit = names.match(name_features("邵弁是谁"))[0]
+    assert catalog.pages[hit.page].path == "entities/邵弁" and hit.name_coverage == 1.0
+
+
+def test_body_bm25_ranks_by_term_weight_and_reports_absolute_coverage(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog({
+        "concepts/a": page("A", "The rover drilled rock samples on Mars. Rover rover."),
+        "concepts/b": page("B", "Samples of rock."),
+        "concepts/c": page("C", "Unrelated text about tea."),
+    })
+    hits = BodyIndex(catalog.terms).search(["rover", "rock", "sampl"])
+    paths = [catalog.pages[int(p)].path for p in hits.pages]
+    assert paths == ["concepts/a", "concepts/b"]
+    assert hits.coverage[0] == 1.0 and 0 < hits.coverage[1] < 1.0
+    nothing = BodyIndex(catalog.terms).search(["sourdough"])
+    assert len(nothing.pages) == 0
+
+
+def _random_graph(n: int, density: float, seed: int) -> sp.csr_matrix:
+    a = sp.random(n, n, density=density, random_state=seed, format="csr")
+    a.setdiag(0)
+    a.eliminate_zeros()
+    a.data[:] = 1.0
+    return a
+
+
+def _dense_ppr(adjacency: np.ndarray, seeds: dict[int, float], restart: float, in_weight: float) -> np.ndarray:
+    """PPR solved as a linear system, with dangling pages returning to the seeds."""
+    m = adjacency + in_weight * adjacency.T
+    n = len(m)
+    out = m.sum(axis=1)
+    p = np.divide(m, out[:, None], out=np.zeros_like(m), where=out[:, None] > 0)
+    s = np.zeros(n)
+    for k, v in seeds.items():
+        s[k] = v
+    s /= s.sum()
+    # x = r s + (1-r) (P^T x + (d . x) s)  =>  (I - (1-r)(P^T + s d^T)) x = r s
+    d = (out == 0).astype(float)
+    system = np.eye(n) - (1 - restart) * (p.T + np.outer(s, d))
+    return np.linalg.solve(system, restart * s)
+
+
+def test_exact_ppr_matches_the_dense_solution() -> None:
+    a = _random_graph(120, 0.03, seed=3)
+    graph = walk_graph(a, "both", 0.5)
+    seeds = {4: 1.0, 17: 0.5}
+    expected = _dense_ppr(a.toarray(), seeds, 0.3, 0.5)
+    got = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-12)
+    assert np.abs(got - expected).max() < 1e-9
+    assert np.abs(power_iteration(graph, seeds, restart=0.3) - expected).max() < 1e-9
+
+
+def test_default_tolerance_keeps_every_value_within_its_bound() -> None:
+    a = _random_graph(400, 0.01, seed=5)
+    graph = walk_graph(a, "both", 0.5)
+    seeds = {1: 1.0}
+    exact = power_iteration(graph, seeds, restart=0.3)
+    fast = personalized_pagerank(graph, seeds, restart=0.3)
+    assert np.abs(fast - exact).max() <= 1e-4 / 0.3
+    top_exact = set(np.argsort(-exact)[:10])
+    assert len(top_exact & set(np.argsort(-fast)[:10])) >= 9
+
+
+def test_dead_ends_send_walkers_back_to_the_seeds() -> None:
+    # 0 -> 1 -> 2, and 2 has no way out (direction "out"): mass never leaks to page 3.
+    a = sp.csr_matrix(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float))
+    x = personalized_pagerank(walk_graph(a, "out"), {0: 1.0}, restart=0.2, tol=1e-12)
+    assert abs(x.sum() - 1.0) < 1e-9 and x[3] == 0.0
+    assert x[0] > x[1] > x[2] > 0
+
+
+def test_monte_carlo_is_repeatable_and_close_to_exact() -> None:
+    a = _random_graph(200, 0.03, seed=7)
+    graph = walk_graph(a, "both", 0.5)
+    seeds = {2: 1.0}
+    mc1 = monte_carlo_pagerank(graph, seeds, restart=0.3, walks=4000, steps=40, seed=1)
+    mc2 = monte_carlo_pagerank(graph, seeds, restart=0.3, walks=4000, steps=40, seed=1)
+    assert np.array_equal(mc1, mc2)
+    exact = power_iteration(graph, seeds, restart=0.3)
+    assert np.abs(mc1 - exact).sum() < 0.1  # L1 distance of two probability vectors
+    assert len(set(np.argsort(-exact)[:5]) & set(np.argsort(-mc1)[:5])) >= 4
