@@ -58,10 +58,6 @@ class BodyIndex:
         self.weights = sp.csr_matrix(
             (weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape
         ).tocsc()
-        presence = sp.csr_matrix(
-            (np.ones_like(tf), counts.indices, counts.indptr), shape=counts.shape
-        )
-        self.presence = presence.tocsc()
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
@@ -74,17 +70,21 @@ class BodyIndex:
         total_weight = sum(self.idf_of(t) for t in unique)
         if not ids or self.n_docs == 0:
             return BodyHits.empty()
-        cols = np.asarray(ids)
-        scores = np.asarray(self.weights[:, cols].sum(axis=1)).ravel()
+        # Walk the postings of the question's terms directly (CSC columns): cost grows with
+        # how many pages contain the terms, never with the size of the vault.
+        w = self.weights
+        starts, ends = w.indptr[ids], w.indptr[np.asarray(ids) + 1]
+        rows = np.concatenate([w.indices[a:b] for a, b in zip(starts, ends, strict=True)])
+        vals = np.concatenate([w.data[a:b] for a, b in zip(starts, ends, strict=True)])
+        idfs = np.repeat(self.idf[ids], ends - starts)
+        scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
+        matched = np.bincount(rows, weights=idfs, minlength=self.n_docs)
         hit = np.nonzero(scores > 0)[0]
         if len(hit) > limit:
             top = np.argpartition(-scores[hit], limit)[:limit]
             hit = hit[top]
         # Ties broken by page number so results never depend on the partition's order.
-        order = np.lexsort((hit, -scores[hit]))
-        hit = hit[order]
-        present = self.presence[:, cols][hit]
-        matched_weight = np.asarray(present @ self.idf[cols]).ravel()
-        coverage = matched_weight / max(total_weight, 1e-9)
+        hit = hit[np.lexsort((hit, -scores[hit]))]
+        coverage = matched[hit] / max(total_weight, 1e-9)
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores[hit], np.minimum(coverage, 1.0), known)
