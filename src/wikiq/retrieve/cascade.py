@@ -17,7 +17,7 @@ import numpy as np
 
 from wikiq.retrieve.body import BodyHits
 from wikiq.retrieve.fusion import FusionInput, fuse
-from wikiq.retrieve.indexes import RetrievalIndexes, build_indexes
+from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features
 from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
 from wikiq.retrieve.result import (
@@ -67,7 +67,7 @@ class Retriever:
     @property
     def indexes(self) -> RetrievalIndexes:
         if self._indexes is None:
-            self._indexes = build_indexes(
+            self._indexes = cached_indexes(
                 self.catalog, self.settings.direction, self.settings.in_weight
             )
         return self._indexes
