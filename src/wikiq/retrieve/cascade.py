@@ -17,6 +17,7 @@ import numpy as np
 
 from wikiq.retrieve.body import BodyHits
 from wikiq.retrieve.fusion import FusionInput, fuse
+from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features
 from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
@@ -284,6 +285,14 @@ class Retriever:
             return monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
         return personalized_pagerank(self.indexes.walk, weights, restart=s.restart)
 
+    def _graph_extras(self, seeds: dict[int, float], cand: np.ndarray) -> dict[str, np.ndarray]:
+        ix = self.indexes
+        return {
+            "shared_sources": shared_sources(ix.graph, ix.is_source, seeds, cand),
+            "adamic_adar": adamic_adar(ix.undirected, ix.degree, seeds, cand),
+            "type_affinity": type_affinity(ix.types, seeds, cand),
+        }
+
     def _fuse(
         self,
         ev: _Evidence,
@@ -317,6 +326,7 @@ class Retriever:
             candidates_per_signal=s.candidates_per_signal,
             method=s.fusion,
             rrf_k=s.rrf_k,
+            extra=lambda cand: self._graph_extras(inp.seeds, cand),
         )
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
         pages = self.catalog.pages

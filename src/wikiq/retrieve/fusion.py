@@ -8,6 +8,7 @@ Stubs never become results: they stay in the graph and may still carry a walk.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,12 @@ SIGNALS = (
     "link_in",
     "backlink_lead",
     "seed",
+    "shared_sources",
+    "adamic_adar",
+    "type_affinity",
 )
+GRAPH_EXTRAS = ("shared_sources", "adamic_adar", "type_affinity")
+ExtraSignals = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ def fuse(
     candidates_per_signal: int = 60,
     method: str = "linear",
     rrf_k: int = 60,
+    extra: ExtraSignals | None = None,
 ) -> Ranked:
     """The top `k` pages with their fused score and their signals."""
     candidates = set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.sem) | set(inp.seeds)
@@ -83,6 +90,10 @@ def fuse(
     link_out, link_in = link_signals(graph, graph_t, inp.seeds)
     cand = np.fromiter(sorted(candidates), dtype=np.int64)
     features = _features(inp, cand, link_out, link_in)
+    wanted = extra is not None and any(getattr(weights, name) for name in GRAPH_EXTRAS)
+    extras = extra(cand) if wanted and extra is not None else {}
+    for name in GRAPH_EXTRAS:
+        features[name] = extras.get(name, np.zeros(len(cand)))
     if method == "rrf":
         scores = _rrf(features, weights, rrf_k)
     else:

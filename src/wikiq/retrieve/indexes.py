@@ -24,6 +24,10 @@ class RetrievalIndexes:
     graph: sp.csr_matrix  # the link graph (row links to column)
     graph_t: sp.csr_matrix  # its transpose, row-major: who links to each page
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
+    undirected: sp.csr_matrix  # links in either direction (for Adamic-Adar)
+    degree: np.ndarray  # in + out links per page
+    is_source: np.ndarray  # bool per page: a `sources/` page
+    types: np.ndarray  # page type as a small integer code
     stubs: np.ndarray  # bool per page: generation_complete: false
 
     def with_walk(
@@ -47,12 +51,21 @@ def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> R
         graph=graph.tocsr(),
         graph_t=graph.T.tocsr(),
         centrality=centrality,
+        undirected=((graph + graph.T) > 0).astype(np.float32).tocsr(),
+        degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
+        is_source=np.asarray([p.type == "source" for p in catalog.pages], dtype=bool),
+        types=_type_codes(catalog),
         stubs=np.asarray([p.stub for p in catalog.pages], dtype=bool),
     )
 
 
+def _type_codes(catalog: Catalog) -> np.ndarray:
+    codes: dict[str, int] = {}
+    return np.asarray([codes.setdefault(p.type, len(codes)) for p in catalog.pages], dtype=np.int32)
+
+
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:

@@ -30,6 +30,11 @@ class FusionWeights:
     link_in: float = 0.0  # this page links to a seed
     backlink_lead: float = 0.0  # this page links to a seed *and* its lead matches the question
     seed: float = 0.0  # an entry point found by text, embeddings or keywords (its seed score)
+    # llm_wiki's graph signals (seed 002). Measured and found not to pay on our dev sets
+    # (docs/BENCHMARKS.md), so they are off; `wikiq eval` can still measure them.
+    shared_sources: float = 0.0
+    adamic_adar: float = 0.0
+    type_affinity: float = 0.0
 
 
 # When the question *is* a page's name (the name covers the whole question), the user asks
