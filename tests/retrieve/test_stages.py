@@ -8,7 +8,12 @@ import scipy.sparse as sp
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.names import NameIndex, name_features
-from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank, power_iteration, walk_graph
+from wikiq.retrieve.ppr import (
+    monte_carlo_pagerank,
+    personalized_pagerank,
+    power_iteration,
+    walk_graph,
+)
 
 
 def test_name_features_use_stems_and_cjk_bigrams() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.support.vaults import VaultFactory, index_md
 
+from tests.support.vaults import VaultFactory, index_md
 from wikiq.vault import catalog as catalog_module
 from wikiq.vault.cache import CatalogCache
 from wikiq.vault.catalog import open_catalog

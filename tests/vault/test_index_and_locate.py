@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.support.vaults import VaultFactory, index_md
 
+from tests.support.vaults import VaultFactory, index_md
 from wikiq.errors import NO_VAULT_MESSAGE, ConfigError, EmptyWiki, NoVaultConfigured, VaultNotFound
 from wikiq.vault.index_file import is_empty_index, parse_index
 from wikiq.vault.locate import locate_vault
