@@ -8,6 +8,9 @@ import pytest
 
 from tests.support.vaults import VaultFactory
 
+# The scripted model server and its retry/sleep helpers, for every test package.
+pytest_plugins = ["tests.support.fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_VAULT = ROOT / "examples" / "demo-vault"
 

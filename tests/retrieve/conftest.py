@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fixtures import fake_llm, fast_retry, sleeps  # noqa: F401
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.vault.catalog import Catalog, open_catalog
 from wikiq.vault.locate import locate_vault
