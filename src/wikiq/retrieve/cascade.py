@@ -50,6 +50,7 @@ class _Evidence:
     features: list[str]
     terms: list[str]
     lex: list[NameMatch]
+    joint: float  # share of the question explained by the whole names it contains, together
     body: BodyHits
     lead: BodyHits
     sem: list[tuple[int, float]]
@@ -109,7 +110,11 @@ class Retriever:
         s = self.settings
         ev = self._evidence(question, k, timings)
 
-        lex_strong = bool(ev.lex) and ev.lex[0].score >= s.lex_strong_score
+        # Strong: one name explains the question well, or several whole names do together
+        # ("Was Ausaf Ali or Steven Perry born first?").
+        lex_strong = bool(ev.lex) and (
+            ev.lex[0].score >= s.lex_strong_score or ev.joint >= s.joint_strong_coverage
+        )
         body_strong = (
             len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
         )
@@ -148,7 +153,7 @@ class Retriever:
                         ARM_LLM,
                         "model keywords matched page titles: " + ", ".join(keywords[:5]),
                     )
-            if not seeds and ev.lex and _weakly_relevant(ev.lex[0]):
+            if not seeds and ev.lex and self._weakly_relevant(ev):
                 seeds = self._lex_seeds(ev.lex, weak=True)
                 arm, reason = ARM_WEAK_LEX, f"only a weak title match ('{ev.lex[0].name}')"
         seeds = _dedupe(seeds)
@@ -178,11 +183,13 @@ class Retriever:
         s, ix = self.settings, self.indexes
         t = time.perf_counter()
         features = name_features(question)
-        lex = ix.names.match(features) if s.mode != "body" else []
+        terms = match_terms(question)
+        weight = ix.names.question_weight(features, terms)
+        lex = ix.names.match(features, query_weight=weight) if s.mode != "body" else []
+        joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
         timings["lex"] = _ms(t)
 
         t = time.perf_counter()
-        terms = match_terms(question)
         limit = max(s.candidates_per_signal, k * 3)
         text = s.mode != "lexical"
         body = ix.body.search(terms, limit=limit) if text else BodyHits.empty()
@@ -194,7 +201,7 @@ class Retriever:
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
-        return _Evidence(features, terms, lex, body, lead, sem)
+        return _Evidence(features, terms, lex, joint, body, lead, sem)
 
     def _expand_with_names(self, ev: _Evidence, timings: dict[str, float]) -> None:
         """Search the text again with the named page's title and aliases: the vault's own
@@ -211,6 +218,13 @@ class Retriever:
             ev.body = self.indexes.body.search(ev.terms + extra, limit=limit)
             ev.lead = self.indexes.lead.search(ev.terms + extra, limit=limit)
             timings["body"] += _ms(t)
+
+    def _weakly_relevant(self, ev: _Evidence) -> bool:
+        """A weak name match is still evidence only if it explains enough of the question."""
+        s = self.settings
+        return ev.joint >= s.weak_name_query_coverage or (
+            ev.lex[0].query_coverage >= s.weak_partial_query_coverage
+        )
 
     # --- seeds ---------------------------------------------------------------------------
 
@@ -236,7 +250,7 @@ class Retriever:
         for page, score, cov in zip(body.pages, body.scores, body.coverage, strict=True):
             if len(seeds) == s.max_body_seeds or score < top * s.body_seed_ratio:
                 break
-            if cov >= s.body_strong_coverage:
+            if cov >= s.body_seed_coverage:
                 weight = float(score / top) * float(cov)
                 seeds.append(
                     self._seed(int(page), "body", weight, dict.fromkeys(body.terms, "body"))
@@ -308,7 +322,7 @@ class Retriever:
             lex={m.page: m.score for m in ev.lex[: s.candidates_per_signal]},
             body=ev.body.as_dict(),
             lead=ev.lead.as_dict(),
-            sem=dict(ev.sem),
+            sem=_semantic_signal(ev.sem, s.sem_strong_similarity),
             ppr=ppr,
             centrality=ix.centrality,
             seeds={by_path[sd.path]: sd.score for sd in seeds},
@@ -336,9 +350,15 @@ class Retriever:
         ]
 
 
-def _weakly_relevant(best: NameMatch) -> bool:
-    # A weak match must still cover a whole name or most of the question, else it is noise.
-    return best.name_coverage >= 0.99 or best.query_coverage >= 0.5
+def _semantic_signal(sem: list[tuple[int, float]], strong: float) -> dict[int, float]:
+    """Stage 0's similarities as a signal in [0, 1]: relative to the best page, and damped
+    when even the best one falls short of `strong` (neighbours always exist; closeness is
+    evidence only as far as it clears the threshold)."""
+    if not sem or sem[0][1] <= 0:
+        return {}
+    top = sem[0][1]
+    damp = min(1.0, top / strong) if strong > 0 else 1.0
+    return {page: damp * sim / top for page, sim in sem if sim > 0}
 
 
 def _dedupe(seeds: list[Seed]) -> list[Seed]:

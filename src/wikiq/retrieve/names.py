@@ -118,6 +118,35 @@ class NameIndex:
         j = self.vocab.get(feature)
         return float(self.idf[j]) if j is not None else self.unseen_idf
 
+    def question_weight(self, features: Sequence[str], words: Sequence[str]) -> float:
+        """The weight a question's coverage is measured against.
+
+        Known features count with their IDF. Of the rest, only real words count (once each,
+        as rare): the bigrams that straddle two Chinese words ("面为", "么总") are artefacts
+        of bigramming, not things the question asks about, and must not dilute coverage.
+        """
+        weight = sum(self.feature_weight(f) for f in dict.fromkeys(features) if f in self.vocab)
+        for word in dict.fromkeys(words):
+            if word in self.vocab:
+                continue
+            if _CJK_RUN.fullmatch(word):
+                grams = [word[i : i + 2] for i in range(len(word) - 1)] or [word]
+                if all(g in self.vocab for g in grams):
+                    continue  # already counted through its bigrams
+            weight += self.unseen_idf
+        return weight
+
+    def joint_coverage(
+        self, matches: Sequence[NameMatch], query_weight: float, whole: float, top: int = 10
+    ) -> float:
+        """Share of the question explained by all the whole names it contains, taken together."""
+        covered: set[str] = set()
+        for m in matches[:top]:
+            if m.name_coverage >= whole:
+                covered.update(m.matched)
+        weight = sum(self.feature_weight(f) for f in covered)
+        return min(weight / query_weight, 1.0) if query_weight > 0 else 0.0
+
     def match(
         self, features: Sequence[str], *, query_weight: float | None = None
     ) -> list[NameMatch]:

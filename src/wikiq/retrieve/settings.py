@@ -74,21 +74,31 @@ class RetrieverSettings:
     # of the question; weaker matches may still seed (Lex++PPR) but never make a question
     # "covered" on their own.
     lex_strong_score: float = 0.75
+    # Several whole names in one question that together explain this much of it are strong too.
+    joint_strong_coverage: float = 0.5
     lex_seed_ratio: float = 0.7  # seeds: names scoring at least this share of the best one
     lex_min_seed_score: float = 0.5
     max_lex_seeds: int = 5
     # A question that is exactly a page's name: name and question coverage both at least this.
     named_coverage: float = 0.99
+    # A weak name match still counts as "the vault covers this" when it is a whole name that
+    # explains part of the question, or a partial name that explains most of it. A page titled
+    # with a common word ("需要", "Time") alone does not: measured on bench/abstain.
+    weak_name_query_coverage: float = 0.2
+    weak_partial_query_coverage: float = 0.5
     # Body search. Coverage = the share of the question's IDF weight that one page contains.
-    body_strong_coverage: float = 0.6
+    # A page covering this much makes a question "covered" with no title match at all...
+    body_strong_coverage: float = 0.8
+    # ...and pages covering this much become extra seeds next to name-matched ones.
+    body_seed_coverage: float = 0.6
     max_body_seeds: int = 5
     body_seed_ratio: float = 0.5
     # Search the body for the named page's title and aliases too: the vault's own synonyms.
     expand_with_names: bool = True
     # Stage 0 (embeddings, optional): cosine similarity above which a page is "about" the
     # question; seeds within `sem_seed_margin` of the best one.
-    sem_strong_similarity: float = 0.85
-    sem_seed_margin: float = 0.03
+    sem_strong_similarity: float = 0.05
+    sem_seed_margin: float = 0.02
     max_sem_seeds: int = 5
     # Stage 4 (PPR). Restart 0.3 keeps the walk local; in-links count half as much as
     # out-links (a page's own links say more about it than the pages that cite it).
