@@ -23,6 +23,8 @@ def _isolated_cache(
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("WIKIQ_CACHE_DIR", str(cache))
     monkeypatch.setenv("WIKIQ_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    # Never pick up a model running on the developer's machine, nor log their test questions.
+    monkeypatch.setenv("WIKIQ_DETECT_OLLAMA", "0")
     for var in (
         "WIKIQ_VAULT",
         "WIKIQ_WIKI_FOLDER",

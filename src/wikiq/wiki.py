@@ -3,27 +3,68 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Generator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from wikiq.config import Config, load_config
+from wikiq.embed.semantic import semantic_source
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog
 from wikiq.vault.locate import VaultLocation, locate_vault
 
+if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
+    from wikiq.answer.answerer import Answer, Answerer, AnswerSettings, Turn
+    from wikiq.answer.events import AnswerEvent
+    from wikiq.answer.models import ModelChoice, Models
+    from wikiq.llm.base import ChatModel
+
+PURPOSE_FILE = "purpose.md"
+_MAX_SIDE_FILE_BYTES = 64_000
+
 
 class Wiki:
     """An opened vault: its location and catalog, plus search and answers on top."""
 
-    def __init__(self, location: VaultLocation, catalog: Catalog) -> None:
+    def __init__(
+        self, location: VaultLocation, catalog: Catalog, config: Config | None = None
+    ) -> None:
         self.location = location
         self.catalog = catalog
         self._retriever: Retriever | None = None
+        self._config = config
+        self._models: Models | None = None
+        self._answerer: Answerer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def config(self) -> Config:
+        """Effective settings: config file, then environment (then flags, if given to `open`)."""
+        if self._config is None:
+            self._config = load_config()
+        return self._config
+
+    @property
+    def models(self) -> Models:
+        """The chat models this wiki uses, opened on first use and kept."""
+        with self._lock:
+            if self._models is None:
+                from wikiq.answer.models import Models
+
+                self._models = Models(self.config)
+            return self._models
 
     @property
     def retriever(self) -> Retriever:
         """The retrieval cascade over this vault (indexes built on first use, then kept)."""
         if self._retriever is None:
             self._retriever = Retriever(self.catalog)
+            # Stage 0 joins by itself once `wikiq index --embed` has built an index.
+            semantic = semantic_source(self.location, self.catalog)
+            if semantic is not None:
+                self._retriever = self._retriever.with_sources(semantic=semantic)
         return self._retriever
 
     def search(
@@ -38,9 +79,86 @@ class Wiki:
         retriever = self.retriever
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)
+        if keywords is None and (self.config.model or self.config.keyword_model):
+            # Stage 2 only with a model the user configured, never an auto-detected one.
+            configured = self.models.configured_keyword_model()
+            keywords = self.models.keywords(configured) if configured is not None else None
         if keywords is not None:
             retriever = retriever.with_sources(keywords=keywords)
         return retriever.retrieve(question, k=k)
+
+    def choose_model(self, model: ChatModel | str | None = None) -> ModelChoice:
+        """The model `ask` would use for `model` (None: the configured one, else a local
+        Ollama, else none — an extractive answer), and why."""
+        return self.models.answer_model(model)
+
+    def ask_stream(
+        self,
+        question: str,
+        *,
+        model: ChatModel | str | None = None,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+    ) -> Generator[AnswerEvent, None, None]:
+        """Answer `question`: yields `RetrievalDone`, then `AnswerToken`s, then `AnswerDone`.
+
+        `model=None` uses the configured model; with none configured, a local Ollama if one
+        runs (the answer's notes say so), else an extractive answer quoting the vault.
+        """
+        from wikiq import querylog
+        from wikiq.answer.events import AnswerDone
+
+        choice = self.choose_model(model)
+        keyword_model = self.models.keyword_model(choice.model)
+        retriever = self.retriever
+        if keyword_model is not None:
+            retriever = retriever.with_sources(keywords=self.models.keywords(keyword_model))
+        notes = [choice.note()] if choice.note() else []
+        events = self._get_answerer().stream(
+            question,
+            model=choice.model,
+            history=history,
+            k=k,
+            notes=notes,
+            retrieve=lambda q, n: retriever.retrieve(q, k=n),
+        )
+        for event in events:
+            if isinstance(event, AnswerDone) and self.config.get("query_log"):
+                querylog.append(event.answer)
+            yield event
+
+    def ask(
+        self,
+        question: str,
+        *,
+        model: ChatModel | str | None = None,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+    ) -> Answer:
+        """Answer `question` and return the finished, checked `Answer`."""
+        from wikiq.answer.events import AnswerDone
+
+        for event in self.ask_stream(question, model=model, history=history, k=k):
+            if isinstance(event, AnswerDone):
+                return event.answer
+        raise RuntimeError("the answer stream ended without an answer")  # pragma: no cover
+
+    def _get_answerer(self) -> Answerer:
+        with self._lock:
+            if self._answerer is None:
+                from wikiq.answer.answerer import Answerer
+
+                self._answerer = Answerer(
+                    self.catalog,
+                    lambda q, n: self.retriever.retrieve(q, k=n),
+                    answer_settings(self.config, self.location),
+                )
+            return self._answerer
+
+    def close(self) -> None:
+        """Close the connections of the models this wiki opened."""
+        if self._models is not None:
+            self._models.close()
 
     @classmethod
     def open(
@@ -51,13 +169,45 @@ class Wiki:
         cache_dir: Path | None = None,
         use_cache: bool = True,
         progress: Progress | None = None,
+        config: Config | None = None,
     ) -> Wiki:
-        """Find the vault (argument, `WIKIQ_VAULT`, `.llm-wiki.json`, `CLAUDE.md`) and read it."""
+        """Find the vault (argument, `WIKIQ_VAULT`, `.llm-wiki.json`, `CLAUDE.md`) and read it.
+
+        `config` defaults to the user's config file and environment (`wikiq.config`)."""
         location = locate_vault(vault, wiki_folder)
         catalog = open_catalog(
             location, cache_dir=cache_dir, use_cache=use_cache, progress=progress
         )
-        return cls(location, catalog)
+        return cls(location, catalog, config)
 
     def __repr__(self) -> str:
         return f"Wiki({str(self.location.vault)!r}, pages={len(self.catalog)})"
+
+
+def answer_settings(config: Config, location: VaultLocation) -> AnswerSettings:
+    """Answer settings from the configuration, with the wiki's purpose.md and the user's
+    custom instructions read now (both optional)."""
+    from wikiq.answer.answerer import AnswerSettings
+    from wikiq.answer.context import ContextSettings
+
+    purpose = _read_side_file(location.wiki_root / PURPOSE_FILE) if location.wiki_folder else ""
+    instructions_path = config.instructions_path()
+    instructions = _read_side_file(instructions_path) if instructions_path else ""
+    return AnswerSettings(
+        pages=int(config.get("pages")),
+        context=ContextSettings(
+            page_chars=int(config.get("page_chars")), answer_tokens=config.get("answer_tokens")
+        ),
+        context_window=config.context,
+        temperature=config.get("temperature"),
+        purpose=purpose,
+        instructions=instructions,
+    )
+
+
+def _read_side_file(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_MAX_SIDE_FILE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""

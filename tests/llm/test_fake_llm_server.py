@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from tests.support.fake_llm import DEFAULT_ANSWER, FakeLLM, Reply
 
+from tests.support.fake_llm import DEFAULT_ANSWER, FakeLLM, Reply
 from wikiq.llm import Message, open_model
 
 

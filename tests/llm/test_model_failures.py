@@ -6,9 +6,9 @@ import socket
 from datetime import UTC, datetime
 
 import pytest
+
 from tests.support.fake_llm import FakeLLM, Reply
 from tests.support.fixtures import SleepLog
-
 from wikiq.errors import ModelError
 from wikiq.llm import Message, RetryPolicy, open_model
 from wikiq.llm.openai_compat import OpenAICompatModel

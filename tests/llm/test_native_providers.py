@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.fake_llm import FakeLLM, Reply
 
+from tests.support.fake_llm import FakeLLM, Reply
 from wikiq.errors import ModelError
 from wikiq.llm import Message, RetryPolicy
 from wikiq.llm.anthropic import AnthropicModel

@@ -6,7 +6,6 @@ import socket
 import time
 
 from tests.support.fake_llm import FakeLLM
-
 from wikiq.llm.detect import choose_chat_model, detect_local_ollama
 
 

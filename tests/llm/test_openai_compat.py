@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from tests.support.fake_llm import FakeLLM, Reply
 
+from tests.support.fake_llm import FakeLLM, Reply
 from wikiq.llm import ChatModel, Message, RetryPolicy, open_model
 from wikiq.llm.openai_compat import OpenAICompatModel
 

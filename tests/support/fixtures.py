@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tests.support.fake_llm import FakeLLM
 
+from tests.support.fake_llm import FakeLLM
 from wikiq.llm.transport import RetryPolicy
 
 

@@ -11,8 +11,13 @@ import typer
 from wikiq.cli.app import app
 from wikiq.errors import WikiqError
 
-# Importing the command modules registers their commands on `app`.
-from wikiq.cli import search_commands, vault_commands  # noqa: F401  isort: skip
+# Importing the command modules registers their commands on `app`, in the order `--help`
+# lists them: asking first, then finding, then looking at the vault, then serving it.
+from wikiq.cli import answer_commands  # noqa: F401  isort: skip
+from wikiq.cli import search_commands  # noqa: F401  isort: skip
+from wikiq.cli import vault_commands  # noqa: F401  isort: skip
+from wikiq.cli import index_commands  # noqa: F401  isort: skip
+from wikiq.cli import serve_commands  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -15,7 +15,7 @@ from wikiq.wiki import Wiki
 app = typer.Typer(
     name="wikiq",
     help=(
-        "Ask your Obsidian vault. wikiq answers from your own wiki pages with [[wiki-link]] "
+        "Ask your Obsidian vault. wikiq answers from your own wiki pages with \\[\\[wiki-link]] "
         "citations, and says so plainly when the vault does not cover a question.\n\n"
         "The vault is found from --vault, then WIKIQ_VAULT, then a .llm-wiki.json in this folder "
         "or a parent, then a 'LLM Wiki vault: <path>' line in CLAUDE.md."
@@ -38,7 +38,7 @@ VaultOpt = Annotated[
 WikiFolderOpt = Annotated[
     str | None,
     typer.Option(
-        "--wiki-folder", help="Wiki folder inside the vault [default: wiki].", show_default=False
+        "--wiki-folder", help="Wiki folder inside the vault \\[default: wiki].", show_default=False
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]

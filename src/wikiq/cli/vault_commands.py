@@ -28,10 +28,41 @@ def doctor(
     """
     wiki = open_wiki(vault, wiki_folder)
     health = vault_health(wiki.catalog)
+    config = _config_report()
+    from wikiq.cli.index_commands import embedding_state, print_embedding_state
+
     if json:
-        print_json(health.to_dict())
+        print_json({**health.to_dict(), "config": config, "embeddings": embedding_state(wiki)})
         return
     _print_health(health)
+    _print_config(config)
+    print_embedding_state(wiki)
+
+
+def _config_report() -> dict[str, Any]:
+    """The effective model configuration and where each value came from (keys never shown)."""
+    from wikiq.answer.models import config_report
+    from wikiq.config import load_config
+
+    return config_report(load_config())
+
+
+def _print_config(c: dict[str, Any]) -> None:
+    out = Console(highlight=False)
+    where = c["file"] if c["file_exists"] else f"{c['file']} (not created)"
+    out.print(f"[bold]Config[/bold]       {where}", markup=True)
+    for role in ("answer_model", "keyword_model"):
+        m = c[role]
+        label = "Answer model" if role == "answer_model" else "Keyword model"
+        spec = m.get("spec") or "none"
+        window = f", context {m['context_window']} tokens" if m.get("context_window") else ""
+        note = f" — {m['note']}" if m.get("note") else ""
+        out.print(f"[bold]{label:<14}[/bold] {spec} ({m['source']}{window}){note}", markup=True)
+    for row in c["settings"]:
+        if row["source"] != "default" and row["name"] not in ("model", "keyword_model"):
+            out.print(f"    {row['name']} = {row['value']}  ({row['source']})", markup=False)
+    for problem in c["problems"]:
+        out.print(f"[yellow]•[/yellow] {problem}")
 
 
 def _print_health(h: VaultHealth) -> None:

@@ -12,7 +12,7 @@ from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.provider import HttpChatModel, as_int, split_system
 from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
-from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.thinking import split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -70,10 +70,17 @@ class AnthropicModel(HttpChatModel):
             b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
         )
         usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
+        answer, thought = split_thinking(text)
+        extended = "\n".join(
+            str(b.get("thinking") or "").strip()
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "thinking" and b.get("thinking")
+        )
         return Completion(
-            text=strip_thinking(text),
+            text=answer,
             usage=Usage(_prompt_tokens(usage) or 0, as_int(usage.get("output_tokens")) or 0),
             model=str(data.get("model") or self.model),
+            reasoning="\n".join(t for t in (extended, thought) if t),
         )
 
     def stream(

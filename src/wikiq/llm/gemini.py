@@ -12,7 +12,7 @@ from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import Endpoint, ModelServerError, display_url
 from wikiq.llm.provider import HttpChatModel, as_int, split_system
 from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
-from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.thinking import split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -59,10 +59,12 @@ class GeminiModel(HttpChatModel):
             data = {}
         self._raise_if_blocked(data)
         prompt, answer = _usage(data)
+        text, thought = split_thinking(_text(data))
         return Completion(
-            text=strip_thinking(_text(data)),
+            text=text,
             usage=Usage(prompt or 0, answer or 0),
             model=str(data.get("modelVersion") or self.model),
+            reasoning="\n".join(t for t in (_text(data, thoughts=True).strip(), thought) if t),
         )
 
     def stream(
@@ -142,11 +144,15 @@ class GeminiModel(HttpChatModel):
             )
 
 
-def _text(data: dict[str, Any]) -> str:
+def _text(data: dict[str, Any], *, thoughts: bool = False) -> str:
+    """The answer parts' text; with `thoughts`, the reasoning summary (parts marked `thought`)."""
     candidates = data.get("candidates") or [{}]
     parts = (candidates[0].get("content") or {}).get("parts") or []
-    # Parts marked `thought` are the model's reasoning summary: not shown.
-    return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and not p.get("thought"))
+    return "".join(
+        p.get("text", "")
+        for p in parts
+        if isinstance(p, dict) and bool(p.get("thought")) == thoughts
+    )
 
 
 def _usage(data: dict[str, Any]) -> tuple[int | None, int | None]:

@@ -16,7 +16,7 @@ from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.provider import HttpChatModel, as_int
 from wikiq.llm.streaming import Event, TextStream, UsageUpdate
-from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.thinking import split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
@@ -92,13 +92,16 @@ class OllamaModel(HttpChatModel):
             raise failures.reported_error(json.dumps(data), self._transport.endpoint)
         message = data.get("message") or {}
         content = message.get("content")
-        text = content if isinstance(content, str) else ""
+        text, thought = split_thinking(content if isinstance(content, str) else "")
+        native = message.get("thinking")
+        native = native.strip() if isinstance(native, str) else ""
         return Completion(
-            text=strip_thinking(text),
+            text=text,
             usage=Usage(
                 as_int(data.get("prompt_eval_count")) or 0, as_int(data.get("eval_count")) or 0
             ),
             model=str(data.get("model") or self.model),
+            reasoning="\n".join(t for t in (native, thought) if t),
         )
 
     def stream(

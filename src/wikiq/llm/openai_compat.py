@@ -17,7 +17,7 @@ from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import Endpoint, ModelServerError, display_url
 from wikiq.llm.provider import HttpChatModel, as_int
 from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
-from wikiq.llm.thinking import strip_thinking
+from wikiq.llm.thinking import split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 T = TypeVar("T")
@@ -73,13 +73,15 @@ class OpenAICompatModel(HttpChatModel):
         if data.get("error") and not data.get("choices"):
             raise failures.reported_error(json.dumps(data), self._transport.endpoint)
         usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
+        text, thought = split_thinking(_message_text(data))
         return Completion(
-            text=strip_thinking(_message_text(data)),
+            text=text,
             usage=Usage(
                 as_int(usage.get("prompt_tokens")) or 0,
                 as_int(usage.get("completion_tokens")) or 0,
             ),
             model=str(data.get("model") or self.model),
+            reasoning=_join(_message_reasoning(data), thought),
         )
 
     def stream(
@@ -186,6 +188,21 @@ class OpenAICompatModel(HttpChatModel):
             return
         if not finished:
             raise StreamCutOff("the stream ended before the answer was complete")
+
+
+def _message_reasoning(data: dict[str, Any]) -> str:
+    """`reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning` (OpenRouter, Ollama /v1)."""
+    choices = data.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def _join(*parts: str) -> str:
+    return "\n".join(p for p in parts if p)
 
 
 def _message_text(data: dict[str, Any]) -> str:

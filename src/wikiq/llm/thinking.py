@@ -17,6 +17,7 @@ class ThinkFilter:
     def __init__(self) -> None:
         self._pending = ""  # held back: may be the start of a tag
         self._thinking = False
+        self.thought = ""  # the reasoning seen so far, kept apart from the visible text
         self._emitted = False
         # After a think block that opens the answer, the model's "\n\n" is not part of the answer.
         self._trim_leading = False
@@ -31,20 +32,26 @@ class ThinkFilter:
             if at >= 0:
                 if not self._thinking:
                     visible.append(self._emit(text[:at]))
-                elif not self._emitted:
-                    self._trim_leading = True
+                else:
+                    self.thought += text[:at] + "\n"
+                    if not self._emitted:
+                        self._trim_leading = True
                 text = text[at + len(tag) :]
                 self._thinking = not self._thinking
                 continue
             held = _partial_tag_suffix(text, tag)
             if not self._thinking:
                 visible.append(self._emit(text[: len(text) - held]))
+            else:
+                self.thought += text[: len(text) - held]
             self._pending = text[len(text) - held :]
             break
         return "".join(visible)
 
     def finish(self) -> str:
         """Release held-back text; an unterminated think block is dropped."""
+        if self._thinking:
+            self.thought += self._pending
         rest = "" if self._thinking else self._pending
         self._pending = ""
         self._thinking = False
@@ -62,12 +69,20 @@ class ThinkFilter:
 
 def strip_thinking(text: str) -> str:
     """The answer part of a whole completion, without reasoning blocks."""
+    return split_thinking(text)[0]
+
+
+def split_thinking(text: str) -> tuple[str, str]:
+    """A whole completion as (answer, reasoning): `<think>` blocks go to the second part."""
     head, close, tail = text.partition(CLOSE_TAG)
+    prelude = ""
     if close and OPEN_TAG not in head:
         # Some chat templates put `<think>` into the prompt, so only the closing tag comes back.
-        text = tail.lstrip()
+        prelude, text = head.strip(), tail.lstrip()
     think = ThinkFilter()
-    return think.feed(text) + think.finish()
+    answer = think.feed(text) + think.finish()
+    thought = "\n".join(t for t in (prelude, think.thought.strip()) if t)
+    return answer, thought
 
 
 def _partial_tag_suffix(text: str, tag: str) -> int:

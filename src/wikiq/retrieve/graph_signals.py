@@ -23,8 +23,8 @@ def shared_sources(
     """Per candidate: seed-weighted count of source pages both link to, scaled to [0, 1]."""
     out = np.zeros(len(cand))
     for seed, weight in seeds.items():
-        cited = neighbours(links, seed)
-        cited = set(cited[is_source[cited]].tolist())
+        linked = neighbours(links, seed)
+        cited = set(linked[is_source[linked]].tolist())
         if not cited:
             continue
         for j, c in enumerate(cand):

@@ -1,0 +1,241 @@
+"""Vault reading speed: first open (empty cache) and warm open, each in a fresh process.
+
+    python bench/open_times.py ../shared/bench/ob-wiki /tmp/vault100k [--warm-reps 5]
+
+For every vault: a cold open with an empty `WIKIQ_CACHE_DIR` (several times, median), then
+warm opens in fresh processes over the filled cache (median), and repeated `open_catalog` calls
+inside one process. Reported: `open_catalog` time, the whole process's wall time (interpreter
+start and imports included), pages/s, peak memory of the child (`ru_maxrss`; for a cold open
+also its worker processes), the catalog cache's size on disk, and the time until the first
+question can be answered (open + term index + retriever indexes). `--profile` adds cProfile's
+top lines for one cold and one warm open. The OS file cache is left as it is (this is a shared
+machine), so "cold" means an empty wikiq cache, not cold disks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+OUT_DIR = BENCH_DIR / "out"
+
+
+def _child(vault: str, repeat: int, ready: bool, profile: str | None) -> None:
+    """Runs in the fresh process: open the catalog, print one JSON line of measurements."""
+    t_start = time.perf_counter()
+    from wikiq.vault.catalog import open_catalog
+    from wikiq.vault.locate import locate_vault
+
+    t_imported = time.perf_counter()
+    location = locate_vault(vault)
+    profiler = cProfile.Profile() if profile else None
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    if profiler:
+        profiler.enable()
+    catalog = open_catalog(location)
+    if profiler:
+        profiler.disable()
+    open_s = time.perf_counter() - t0
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result: dict[str, Any] = {
+        "import_s": t_imported - t_start,
+        "open_s": open_s,
+        "open_cpu_s": time.process_time() - c0,
+        "workers_cpu_s": kids.ru_utime + kids.ru_stime,
+        "pages": len(catalog),
+        "files_read": catalog.files_read,
+    }
+    if repeat > 1:
+        times = []
+        for _ in range(repeat - 1):
+            t = time.perf_counter()
+            open_catalog(location)
+            times.append(time.perf_counter() - t)
+        result["inprocess_open_s"] = statistics.median(times)
+    if ready:
+        from wikiq.retrieve.cascade import Retriever
+
+        t = time.perf_counter()
+        _ = catalog.terms
+        result["terms_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        Retriever(catalog).indexes  # noqa: B018 - builds the retrieval indexes
+        result["indexes_s"] = time.perf_counter() - t
+    if profiler and profile:
+        buf = io.StringIO()
+        pstats.Stats(profiler, stream=buf).sort_stats("cumulative").print_stats(25)
+        Path(profile).write_text(buf.getvalue(), encoding="utf-8")
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result["maxrss_mb"] = own / 1024  # Linux reports kilobytes
+    result["workers_maxrss_mb"] = kids.ru_maxrss / 1024
+    print(json.dumps(result))
+
+
+def run_child(
+    vault: Path,
+    cache_dir: Path,
+    *,
+    repeat: int = 1,
+    ready: bool = False,
+    profile: Path | None = None,
+) -> dict[str, Any]:
+    """One fresh interpreter opening `vault` with `cache_dir` as its cache; its measurements."""
+    cmd = [sys.executable, __file__, "--child", str(vault), "--repeat", str(repeat)]
+    if ready:
+        cmd.append("--ready")
+    if profile:
+        cmd += ["--profile-to", str(profile)]
+    env = {**os.environ, "WIKIQ_CACHE_DIR": str(cache_dir)}
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"child failed on {vault}:\n{proc.stderr}")
+    data: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    data["process_wall_s"] = wall
+    return data
+
+
+def dir_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[str, Any]:
+    colds: list[dict[str, Any]] = []
+    keep: Path | None = None
+    profiles: dict[str, str] = {}
+    for rep in range(cold_reps):
+        cache = Path(tempfile.mkdtemp(prefix="wikiq-bench-cache-"))
+        prof = cache.parent / f"{cache.name}.cold.prof.txt" if profile and rep == 0 else None
+        colds.append(run_child(vault, cache, profile=prof))
+        if prof:
+            profiles["cold"] = prof.read_text(encoding="utf-8")
+            prof.unlink()
+        if keep is None:
+            keep = cache
+        else:
+            shutil.rmtree(cache, ignore_errors=True)
+    assert keep is not None
+    cache_bytes = dir_size(keep)
+    warms = [run_child(vault, keep, repeat=5) for _ in range(warm_reps)]
+    # The first run may build (and cache) the retrieval indexes; the second finds them.
+    ready_first = run_child(vault, keep, ready=True)
+    ready = run_child(vault, keep, ready=True)
+    if profile:
+        prof = keep.parent / f"{keep.name}.warm.prof.txt"
+        run_child(vault, keep, profile=prof)
+        profiles["warm"] = prof.read_text(encoding="utf-8")
+        prof.unlink()
+    shutil.rmtree(keep, ignore_errors=True)
+    if any(w["files_read"] for w in warms):
+        print(f"warning: a warm open of {vault} re-read files", file=sys.stderr)
+
+    def med(rows: list[dict[str, Any]], key: str) -> float:
+        return statistics.median(r[key] for r in rows)
+
+    pages = colds[0]["pages"]
+    cold_open = med(colds, "open_s")
+    return {
+        "vault": str(vault),
+        "pages": pages,
+        "cold_reps": cold_reps,
+        "warm_reps": warm_reps,
+        "cold_open_s": cold_open,
+        "cold_cpu_s": med(colds, "open_cpu_s") + med(colds, "workers_cpu_s"),
+        "cold_process_wall_s": med(colds, "process_wall_s"),
+        "cold_pages_per_s": pages / cold_open if cold_open else None,
+        "cold_maxrss_mb": max(r["maxrss_mb"] for r in colds),
+        "cold_workers_maxrss_mb": max(r["workers_maxrss_mb"] for r in colds),
+        "warm_open_s": med(warms, "open_s"),
+        "warm_cpu_s": med(warms, "open_cpu_s"),
+        "warm_open_all_s": [round(r["open_s"], 4) for r in warms],
+        "warm_inprocess_open_s": med(warms, "inprocess_open_s"),
+        "warm_import_s": med(warms, "import_s"),
+        "warm_process_wall_s": med(warms, "process_wall_s"),
+        "warm_pages_per_s": pages / med(warms, "open_s"),
+        "warm_maxrss_mb": max(r["maxrss_mb"] for r in warms),
+        "ready_first_indexes_s": ready_first["indexes_s"],
+        "ready_terms_s": ready["terms_s"],
+        "ready_indexes_s": ready["indexes_s"],
+        "ready_maxrss_mb": ready["maxrss_mb"],
+        "cache_mb": cache_bytes / 1e6,
+        "profiles": profiles,
+    }
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    head = (
+        "| vault | pages | first open (s) | CPU (s) | pages/s | first-open RSS MB (main / workers) "
+        "| warm open (s) | CPU (s) | in-process repeat (s) | process wall (s) | warm RSS MB "
+        "| + terms (s) | + retrieval indexes, first / cached (s) | RSS ready MB | cache MB |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )
+    lines = [head]
+    for r in rows:
+        lines.append(
+            f"| {Path(r['vault']).name} | {r['pages']:,} | {r['cold_open_s']:.2f} "
+            f"| {r['cold_cpu_s']:.1f} | {r['cold_pages_per_s']:,.0f} "
+            f"| {r['cold_maxrss_mb']:.0f} / {r['cold_workers_maxrss_mb']:.0f} "
+            f"| {r['warm_open_s']:.3f} | {r['warm_cpu_s']:.3f} "
+            f"| {r['warm_inprocess_open_s']:.3f} "
+            f"| {r['warm_process_wall_s']:.2f} | {r['warm_maxrss_mb']:.0f} "
+            f"| {r['ready_terms_s']:.3f} "
+            f"| {r['ready_first_indexes_s']:.2f} / {r['ready_indexes_s']:.3f} "
+            f"| {r['ready_maxrss_mb']:.0f} | {r['cache_mb']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("vaults", nargs="*", type=Path)
+    parser.add_argument("--cold-reps", type=int, default=3)
+    parser.add_argument("--warm-reps", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="print cProfile top lines")
+    parser.add_argument("--out", type=Path, default=OUT_DIR / "open_times.json")
+    # internal: the fresh child process
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--ready", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--profile-to", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        _child(args.child, args.repeat, args.ready, args.profile_to)
+        return 0
+    if not args.vaults:
+        parser.error("give at least one vault path")
+
+    rows = []
+    for vault in args.vaults:
+        print(f"measuring {vault} …", file=sys.stderr)
+        rows.append(measure(vault.resolve(), args.cold_reps, args.warm_reps, args.profile))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    args.out.write_text(
+        json.dumps({"date": stamp, "rows": rows}, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
+    print(markdown(rows))
+    for r in rows:
+        for kind, text in r["profiles"].items():
+            print(f"\n### cProfile, {kind} open of {Path(r['vault']).name}\n```\n{text}```")
+    print(f"\n(JSON: {args.out}; {stamp})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

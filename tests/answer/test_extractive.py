@@ -1,0 +1,80 @@
+"""The no-model answer on the demo vault: quoted passages, cited, labelled as extracted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.answer.conftest import DEMO_VAULT, MOON, UNCOVERED
+from wikiq.answer import AnswerToken
+from wikiq.wiki import Wiki
+
+
+def test_the_moon_question_quotes_the_armstrong_passage_with_citations(wiki: Wiki) -> None:
+    answer = wiki.ask(MOON)
+
+    assert answer.extractive and answer.model is None and not answer.pure_llm
+    assert answer.text.startswith("*Extracted from your vault, not generated")
+    first_quote = answer.text.split("\n> ", 1)[1].split("\n", 1)[0]
+    assert "first person to walk on the Moon" in first_quote
+    assert "From [[wiki/entities/neil-armstrong]]:" in answer.text
+    assert "Apollo 11" in answer.text
+    assert "## References\n\n- [[wiki/entities/neil-armstrong|Neil Armstrong]] — " in answer.text
+    assert answer.citations[0].path == "entities/neil-armstrong"
+    assert answer.flagged == []
+
+
+def test_quotes_are_trimmed_to_the_sentences_that_matter(wiki: Wiki) -> None:
+    answer = wiki.ask("What does the rocket equation relate?")
+
+    quotes = [line for line in answer.text.splitlines() if line.startswith("> ")]
+    assert 1 <= len(quotes) <= 3
+    assert all(len(q) < 520 for q in quotes)
+    assert "[[" not in "".join(quotes)  # page links inside quotes are flattened to their text
+
+
+def test_a_chinese_question_gets_chinese_labels_and_the_right_page(wiki: Wiki) -> None:
+    answer = wiki.ask("谁是中国第一位进入太空的航天员？")
+
+    assert answer.text.startswith("*摘自你的知识库，并非生成的回答")
+    assert "摘自 [[wiki/entities/杨利伟]]：" in answer.text
+    assert "杨利伟是中国第一位进入太空的航天员" in answer.text
+    assert "航天员。2003" in answer.text  # no stray space between Chinese sentences
+
+
+def test_an_uncovered_question_says_so_in_one_line_under_the_banner(wiki: Wiki) -> None:
+    events = list(wiki.ask_stream(UNCOVERED))
+
+    answer = events[-1].answer
+    tokens = [e.text for e in events if isinstance(e, AnswerToken)]
+    assert answer.pure_llm and answer.arm == "LLM+KB"
+    assert tokens[0].startswith("> ⚠ **Not from your vault.**")
+    body = answer.text.split("\n\n", 1)[1].strip()
+    assert body.startswith("Your vault has no page about this.") and "\n" not in body
+    assert "[[" not in answer.text and answer.citations == [] and answer.references == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        json.loads(line)
+        for line in (DEMO_VAULT.parent / "demo-questions.jsonl").read_text().splitlines()
+        if '"uncovered"' in line
+    ],
+    ids=lambda q: q["id"],
+)
+def test_every_uncovered_demo_question_gets_no_citations(wiki: Wiki, line: dict) -> None:
+    answer = wiki.ask(line["question"])
+
+    assert answer.pure_llm
+    assert "[[" not in answer.text
+
+
+def test_extractive_answers_are_counted_in_the_log(wiki: Wiki) -> None:
+    from wikiq import querylog
+
+    wiki.ask(MOON)
+
+    records = querylog.read()
+    assert len(records) == 1 and records[0]["extractive"] and records[0]["model"] is None

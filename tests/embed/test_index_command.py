@@ -1,0 +1,84 @@
+"""`wikiq index --embed` and the embeddings line of `wikiq doctor`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.embed.fakes import FakeEmbedder
+from tests.support.vaults import VaultFactory
+from wikiq.cli import index_commands, main
+from wikiq.embed import semantic as semantic_module
+from wikiq.embed.index import load_index
+
+PAGES = {
+    "notes/feline-behaviour.md": "# Feline behaviour\n\nWhy a feline naps.\n",
+    "notes/orbit.md": "# Orbit\n\nA path around the Moon.\n",
+}
+
+
+@pytest.fixture
+def vault(make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    fake = FakeEmbedder("fake:bow")
+    monkeypatch.setattr(index_commands, "open_embedder", lambda *a, **k: fake)
+    monkeypatch.setattr(semantic_module, "open_embedder", lambda *a, **k: fake)
+    return make_vault(PAGES)
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_index_embed_builds_then_refreshes_and_search_uses_it(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "index", "--embed", "--vault", str(vault), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["embedded"] == 2 and report["rebuilt"] and report["complete"]
+    assert load_index(Path(report["path"])) is not None
+
+    code, out, _ = run(capsys, "index", "--embed", "--vault", str(vault), "--json")
+    assert json.loads(out)["embedded"] == 0
+
+    code, out, _ = run(capsys, "search", "cats", "--vault", str(vault), "--json")
+    result = json.loads(out)
+    assert result["arm"] == "Sem+PPR"
+    assert result["results"][0]["path"] == "notes/feline-behaviour"
+
+
+def test_index_and_doctor_show_the_embedding_state(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(capsys, "index", "--vault", str(vault))
+    assert "Embeddings" in out and "none" in out and "wikiq index --embed" in out
+    run(capsys, "index", "--embed", "--vault", str(vault))
+    _, out, _ = run(capsys, "doctor", "--vault", str(vault))
+    assert "fake:bow, lead:300 text, 2 pages" in out and "used by search" in out
+    _, out, _ = run(capsys, "doctor", "--vault", str(vault), "--json")
+    assert json.loads(out)["embeddings"]["pages"] == 2
+
+
+def test_drop_removes_the_index_and_search_stops_using_it(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "index", "--embed", "--vault", str(vault))
+    code, out, _ = run(capsys, "index", "--drop", "--vault", str(vault), "--json")
+    assert code == 0 and json.loads(out)["dropped"] is True
+    _, out, _ = run(capsys, "search", "cats", "--vault", str(vault), "--json")
+    assert json.loads(out)["arm"] == "LLM+KB"
+
+
+def test_an_unknown_text_choice_is_one_sentence(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "index", "--embed", "--text", "everything", "--vault", str(vault))
+    assert code == 2 and out == ""
+    assert err.strip() == "Unknown --text 'everything': choose one of lead, chunks, title, head."

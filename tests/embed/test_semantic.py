@@ -1,0 +1,152 @@
+"""Stage 0 in search: used by itself when an index exists, honest abstention, refresh,
+and search that goes on when the model cannot be used."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from tests.embed.fakes import FakeEmbedder
+from tests.support.vaults import VaultFactory
+from wikiq.embed import semantic as semantic_module
+from wikiq.embed.index import build_index, load_index
+from wikiq.embed.semantic import SemanticSearch, semantic_source
+from wikiq.errors import ModelError
+from wikiq.retrieve.cascade import Retriever
+from wikiq.retrieve.result import ARM_PURE_LLM, ARM_SEMANTIC
+from wikiq.wiki import Wiki
+
+PAGES = {
+    "notes/feline-behaviour.md": "# Feline behaviour\n\nWhy a feline naps, purrs and hunts.\n",
+    "notes/canine-training.md": "# Canine training\n\nTeaching a canine to sit.\n",
+    "notes/orbit.md": "# Orbit\n\nA curved path around the Moon, bent by gravity. See [[tides]].\n",
+    "notes/tides.md": "# Tides\n\nThe sea rises twice a day.\n",
+    "notes/gravity.md": "# Gravity\n\nMasses attract each other. See [[orbit]].\n",
+}
+
+
+@pytest.fixture
+def vault(make_vault: VaultFactory) -> Path:
+    return make_vault(PAGES)
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
+    """The embedder search opens for an index: the fake, whatever the index's model name."""
+    embedder = FakeEmbedder()
+    monkeypatch.setattr(semantic_module, "open_embedder", lambda *a, **k: embedder)
+    return embedder
+
+
+def _indexed(vault: Path) -> Wiki:
+    wiki = Wiki.open(vault)
+    build_index(wiki.catalog, FakeEmbedder())
+    return Wiki.open(vault)
+
+
+def test_search_uses_the_index_by_itself_and_finds_what_no_word_matches(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    before = Wiki.open(vault).search("cats")
+    assert before.pure_llm, "no title or text says 'cats'"
+
+    result = _indexed(vault).search("cats")
+    assert result.arm == ARM_SEMANTIC and not result.pure_llm
+    assert result.results[0].path == "notes/feline-behaviour"
+    assert result.seeds[0].stage == "semantic"
+    assert "semantic" in result.timings_ms and fake_model.queries == ["cats"]
+
+
+def test_a_question_the_vault_does_not_cover_still_gets_not_in_your_vault(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    result = _indexed(vault).search("quantum chromodynamics lecture")
+    assert result.pure_llm and result.arm == ARM_PURE_LLM and result.results == []
+
+
+def test_a_vault_without_an_index_searches_exactly_as_before(vault: Path) -> None:
+    wiki = Wiki.open(vault)
+    assert wiki.retriever.semantic is None
+    assert semantic_source(wiki.location, wiki.catalog) is None
+
+
+def test_wikiq_embed_off_turns_stage_0_off(
+    vault: Path, fake_model: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wiki = _indexed(vault)
+    monkeypatch.setenv("WIKIQ_EMBED", "off")
+    assert Wiki.open(vault).retriever.semantic is None
+    monkeypatch.delenv("WIKIQ_EMBED")
+    assert Wiki.open(vault).retriever.semantic is not None
+    assert wiki.search("cats").arm == ARM_SEMANTIC
+
+
+def test_a_few_edited_pages_are_re_embedded_on_the_first_question(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    wiki = _indexed(vault)
+    (vault / "notes/tides.md").write_text("# Tides\n\nKittens watch the sea.\n", encoding="utf-8")
+    wiki = Wiki.open(vault)
+    result = wiki.search("kitten")
+    assert fake_model.passages and "Kittens watch" in fake_model.passages[0]
+    assert "notes/tides" in [r.path for r in result.results]
+    index = load_index(semantic_module.catalog_index_path(wiki.location, wiki.catalog))
+    assert index is not None and index.complete
+
+
+def test_many_edited_pages_wait_for_wikiq_index_and_old_vectors_serve(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    wiki = _indexed(vault)
+    source = SemanticSearch(
+        wiki.catalog,
+        semantic_module.catalog_index_path(wiki.location, wiki.catalog),
+        embedder=fake_model,
+        auto_refresh=0,
+    )
+    (vault / "notes/tides.md").write_text("# Tides\n\nchanged.\n", encoding="utf-8")
+    assert source("cats", 3)
+    assert fake_model.passages == [] and source.refreshed == 0
+
+
+def test_when_the_model_cannot_be_used_search_goes_on_without_it_and_says_so(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def unavailable(*args: object, **kwargs: object) -> FakeEmbedder:
+        raise ModelError("The local embedding model needs the optional extra.")
+
+    monkeypatch.setattr(semantic_module, "open_embedder", unavailable)
+    wiki = _indexed(vault)
+    with caplog.at_level(logging.WARNING, logger="wikiq.embed"):
+        result = wiki.search("gravity")
+        wiki.search("orbit")
+    plain = Retriever(wiki.catalog).retrieve("gravity")
+    assert [r.path for r in result.results] == [r.path for r in plain.results]
+    assert result.results and not result.pure_llm
+    warnings = [r for r in caplog.records if "without embeddings" in r.getMessage()]
+    assert len(warnings) == 1, "said once, not on every question"
+    assert wiki.retriever.semantic is not None
+    assert "optional extra" in (wiki.retriever.semantic.problem or "")  # type: ignore[attr-defined]
+
+
+def test_an_index_of_another_vector_size_is_not_used(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wiki = _indexed(vault)  # built with 512 numbers per vector
+    monkeypatch.setattr(semantic_module, "open_embedder", lambda *a, **k: FakeEmbedder(dim=32))
+    source = semantic_source(wiki.location, wiki.catalog)
+    assert source is not None and source("cats", 3) == []
+    assert "rebuild" in (source.problem or "")
+
+
+def test_semantic_hits_rank_pages_in_fusion_when_words_also_match(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    wiki = _indexed(vault)
+    plain = Retriever(wiki.catalog).retrieve("gravity and the moon")
+    fused = wiki.retriever.retrieve("gravity and the moon")
+    assert fused.arm == plain.arm, "words found the seeds; embeddings only add a signal"
+    assert any(r.signals.get("sem", 0.0) > 0 for r in fused.results)
+    assert all(r.signals.get("sem", 0.0) == 0.0 for r in plain.results)
