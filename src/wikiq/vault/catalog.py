@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from wikiq.vault import cache as catalog_cache
 from wikiq.vault.index_file import IndexEntry, parse_index
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.markdown import lead_paragraph
+from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.scan import FileStat, scan_pages, stat_file
@@ -257,10 +257,13 @@ def _read_one(root: Path, file: str, st: FileStat) -> tuple[Page, FieldTerms]:
         parsed.page.problem = f"could not be read: {err.strerror or err}"
         return parsed.page, {name: {} for name in TERM_FIELDS}
     parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
-    return parsed.page, {
-        "body": count_terms(parsed.body),
-        "lead": count_terms(lead_paragraph(parsed.body)),
-    }
+    # The lead is part of the body: tokenize it once, then the rest, and add the counts.
+    lead, rest = split_lead(parsed.body, masked=parsed.masked)
+    lead_counts = count_terms(lead)
+    body_counts = count_terms(rest)
+    for term, n in lead_counts.items():
+        body_counts[term] = body_counts.get(term, 0) + n
+    return parsed.page, {"body": body_counts, "lead": lead_counts}
 
 
 def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from wikiq.vault.simple_yaml import load_simple
+
 try:  # libyaml is ~10x faster; PyYAML wheels normally ship it.
     _YamlLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
@@ -63,7 +65,9 @@ def split_frontmatter(text: str) -> Frontmatter:
     if body_start < len(text) and text[body_start] == "\n":
         body_start += 1
     try:
-        data = yaml.load(yaml_text, Loader=_YamlLoader) if yaml_text.strip() else {}
+        data = load_simple(yaml_text) if yaml_text.strip() else {}
+        if data is None:
+            data = yaml.load(yaml_text, Loader=_YamlLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -116,19 +120,23 @@ def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
 
 def mask_code(text: str) -> str:
     """The text with fenced blocks and inline code spans blanked out, offsets preserved."""
+    if "`" not in text and "~~~" not in text:
+        return text
     masked = _mask_spans(text, code_fence_spans(text))
     if "`" not in masked:
         return masked
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), masked)
 
 
-def extract_links(body: str, frontmatter_text: str = "") -> list[WikiLink]:
+def extract_links(
+    body: str, frontmatter_text: str = "", *, masked: str | None = None
+) -> list[WikiLink]:
     """Every [[wiki-link]] in the frontmatter and the body, ignoring links inside code."""
     links: list[WikiLink] = []
     if frontmatter_text and "[[" in frontmatter_text:
         links.extend(_links_in(frontmatter_text, in_frontmatter=True))
     if "[[" in body:
-        links.extend(_links_in(mask_code(body), in_frontmatter=False))
+        links.extend(_links_in(mask_code(body) if masked is None else masked, in_frontmatter=False))
     return links
 
 
@@ -144,30 +152,43 @@ def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
     return out
 
 
-def first_heading(body: str) -> str | None:
+def first_heading(body: str, *, masked: str | None = None) -> str | None:
     """The text of the first level-1 heading outside code, if any."""
     if "# " not in body and "#\t" not in body:
         return None
-    m = _H1.search(mask_code(body))
+    m = _H1.search(mask_code(body) if masked is None else masked)
     if m is None:
         return None
     title = body[m.start(1) : m.end(1)].strip()
     return title or None
 
 
-def lead_paragraph(body: str, limit: int = 600) -> str:
-    """The first paragraph of prose: where a page says what it is (headings, code, lists of
-    links and block ids skipped), cut to `limit` characters."""
-    masked = mask_code(body)
-    lines: list[str] = []
-    for raw_line, line in zip(body.splitlines(), masked.splitlines(), strict=False):
+def split_lead(body: str, limit: int = 600, *, masked: str | None = None) -> tuple[str, str]:
+    """The first paragraph of prose (where a page says what it is; headings, tables, quotes
+    and code skipped), cut to `limit` characters, and the rest of the body."""
+    if masked is None:
+        masked = mask_code(body)
+    pos = 0
+    start = end = -1
+    for line in masked.splitlines(keepends=True):
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "---", "|", ">")):
-            if lines:
+            if start >= 0:
                 break
-            continue
-        lines.append(raw_line.strip())
-    return " ".join(lines)[:limit]
+        elif start < 0:
+            start, end = pos, pos + len(line)
+        else:
+            end = pos + len(line)
+        pos += len(line)
+    if start < 0:
+        return "", body
+    end = min(end, start + limit)
+    return body[start:end], body[:start] + body[end:]
+
+
+def lead_paragraph(body: str, limit: int = 600) -> str:
+    """The first paragraph of prose, on one line."""
+    return " ".join(split_lead(body, limit)[0].split())
 
 
 def summary_line(body: str, limit: int = 100) -> str:

@@ -11,6 +11,7 @@ from wikiq.vault.markdown import (
     as_str_list,
     extract_links,
     first_heading,
+    mask_code,
     split_frontmatter,
     summary_line,
 )
@@ -47,7 +48,13 @@ class Page:
 class ParsedPage:
     page: Page
     body: str  # body text (frontmatter removed), for indexing at read time
-    frontmatter: dict[str, Any]  # the whole frontmatter, unknown keys kept, as plain values
+    meta: dict[str, Any]  # the frontmatter as YAML read it (dates as dates)
+    masked: str = ""  # the body with code blanked out, offsets kept
+
+    @property
+    def frontmatter(self) -> dict[str, Any]:
+        """The whole frontmatter, unknown keys kept, as plain JSON-ready values."""
+        return _plain(self.meta)
 
 
 def page_path_for(file: str) -> str:
@@ -69,6 +76,7 @@ def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> Pa
         problem = fm.error if problem is None else f"{problem}; {fm.error}"
     stripped = text[1:] if had_bom else text
     body = stripped[fm.body_start :]
+    masked = mask_code(body)  # once: headings, links and the lead all ignore code
     # Offsets on disk are in bytes; the BOM is 3 bytes and CRLF stays as it is.
     body_offset = (3 if had_bom else 0) + len(stripped[: fm.body_start].encode("utf-8"))
 
@@ -89,11 +97,11 @@ def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> Pa
         else ""
     )
     if not title:
-        title = _clean_heading(first_heading(body) or "") or name
+        title = _clean_heading(first_heading(body, masked=masked) or "") or name
 
     links: list[str] = []
     seen: set[str] = set()
-    for link in extract_links(body, fm.text):
+    for link in extract_links(body, fm.text, masked=masked):
         if link.target and link.target not in seen:
             seen.add(link.target)
             links.append(link.target)
@@ -118,7 +126,7 @@ def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> Pa
         source_links=tuple(t for t in source_links if t),
         problem=problem,
     )
-    return ParsedPage(page, body, _plain(meta))
+    return ParsedPage(page, body, meta, masked)
 
 
 def frontmatter_aliases(meta: dict[str, Any]) -> list[str]:
