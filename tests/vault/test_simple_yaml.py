@@ -63,12 +63,42 @@ def test_shapes_outside_the_fast_path_step_aside() -> None:
 
 _scalars = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12),
-    st.sampled_from(["true", "false", "yes", "no", "null", "~", "12", "0", "007", "1.5", "2026-01-02", "2026-13-02", "2026-06-10T12:40", "2026-06-10 12:40:00", "=", "a: b", "[]", "-x", "#x"]),
+    st.sampled_from(
+        [
+            "true",
+            "false",
+            "yes",
+            "no",
+            "null",
+            "~",
+            "12",
+            "0",
+            "007",
+            "1.5",
+            "2026-01-02",
+            "2026-13-02",
+            "2026-06-10T12:40",
+            "2026-06-10 12:40:00",
+            "=",
+            "a: b",
+            "[]",
+            "-x",
+            "#x",
+        ]
+    ),
 )
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["type", "title", "aliases", "tags", "reviewed", "x_y"]), st.one_of(_scalars, st.lists(_scalars, max_size=3))), max_size=5))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["type", "title", "aliases", "tags", "reviewed", "x_y"]),
+            st.one_of(_scalars, st.lists(_scalars, max_size=3)),
+        ),
+        max_size=5,
+    )
+)
 def test_fast_path_agrees_with_pyyaml_whenever_it_answers(pairs: list[tuple[str, object]]) -> None:
     lines: list[str] = []
     for n, (key, value) in enumerate(pairs):

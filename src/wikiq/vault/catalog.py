@@ -23,7 +23,16 @@ from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.scan import FileStat, scan_pages, stat_file
-from wikiq.vault.terms import TERM_FIELDS, FieldTerms, TermIndex, build_term_index, count_terms
+from wikiq.vault.terms import (
+    TERM_FIELDS,
+    FieldTerms,
+    TermIndex,
+    TermRow,
+    Vocab,
+    build_term_index,
+    count_terms,
+    pack_batch,
+)
 
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -183,13 +192,14 @@ def open_catalog(
         if f not in previous
         or (previous[f][1].size, previous[f][1].mtime_ns) != (st.size, st.mtime_ns)
     ]
-    fresh = _read_pages(location.wiki_root, to_read, files, progress)
     old_terms = None
     if store is not None and cached is not None and len(to_read) < len(files):
         old_terms = store.load_terms(cached.built_at)
+    vocabs = {name: Vocab(old_terms[name].vocab if old_terms else ()) for name in TERM_FIELDS}
+    fresh = _read_pages(location.wiki_root, to_read, files, progress, vocabs)
 
     pages: list[Page] = []
-    term_rows: dict[str, list[dict[str, int] | int]] = {name: [] for name in TERM_FIELDS}
+    term_rows: dict[str, list[TermRow]] = {name: [] for name in TERM_FIELDS}
     for f in files:
         if f in fresh:
             page, counts = fresh[f]
@@ -201,16 +211,18 @@ def open_catalog(
                 for name in TERM_FIELDS:
                     term_rows[name].append(row)
             else:  # terms file lost: read this page again rather than lose its terms
-                page, counts = _read_one(location.wiki_root, f, files[f])
+                page, reread = _read_one(location.wiki_root, f, files[f])
                 for name in TERM_FIELDS:
-                    term_rows[name].append(counts[name])
+                    term_rows[name].append(reread[name])
         pages.append(page)
 
     index_entries = _read_index(location)
     index_missing = _apply_index(pages, index_entries)
     out_links, dead = _resolve_links(location, pages)
     terms = {
-        name: build_term_index(term_rows[name], old_terms[name] if old_terms else None)
+        name: build_term_index(
+            term_rows[name], old_terms[name] if old_terms else None, vocabs[name]
+        )
         for name in TERM_FIELDS
     }
 
@@ -267,7 +279,7 @@ def _read_one(root: Path, file: str, st: FileStat) -> tuple[Page, FieldTerms]:
 
 
 def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:
-    rows: dict[str, list[dict[str, int] | int]] = {name: [] for name in TERM_FIELDS}
+    rows: dict[str, list[TermRow]] = {name: [] for name in TERM_FIELDS}
     for page in catalog.pages:
         _, counts = _read_one(
             catalog.location.wiki_root, page.file, FileStat(page.size, page.mtime_ns)
@@ -277,14 +289,24 @@ def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:
     return {name: build_term_index(rows[name]) for name in TERM_FIELDS}
 
 
-def _read_batch(root: str, batch: list[tuple[str, int, int]]) -> list[tuple[Page, FieldTerms]]:
-    return [_read_one(Path(root), f, FileStat(size, mtime)) for f, size, mtime in batch]
+PackedBatch = tuple[list[Page], dict[str, tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]]]
+
+
+def _read_batch(root: str, batch: list[tuple[str, int, int]]) -> PackedBatch:
+    """Read pages in a worker process; their terms come back packed with a batch vocabulary."""
+    read = [_read_one(Path(root), f, FileStat(size, mtime)) for f, size, mtime in batch]
+    fields = {name: pack_batch([counts[name] for _, counts in read]) for name in TERM_FIELDS}
+    return [page for page, _ in read], fields
 
 
 def _read_pages(
-    root: Path, to_read: list[str], files: dict[str, FileStat], progress: Progress | None
-) -> dict[str, tuple[Page, FieldTerms]]:
-    out: dict[str, tuple[Page, FieldTerms]] = {}
+    root: Path,
+    to_read: list[str],
+    files: dict[str, FileStat],
+    progress: Progress | None,
+    vocabs: dict[str, Vocab],
+) -> dict[str, tuple[Page, dict[str, TermRow]]]:
+    out: dict[str, tuple[Page, dict[str, TermRow]]] = {}
     total = len(to_read)
     workers = min(os.cpu_count() or 1, 8)
     if total >= PARALLEL_READ_MIN_FILES and workers > 1:
@@ -296,11 +318,20 @@ def _read_pages(
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0
-                for batch, results in zip(
+                for batch, (pages, fields) in zip(
                     batches, pool.map(_read_batch, [str(root)] * len(batches), batches), strict=True
                 ):
-                    for (f, _, _), result in zip(batch, results, strict=True):
-                        out[f] = result
+                    # Map each batch's distinct terms to columns once, then whole arrays.
+                    mapped = {
+                        name: (vocabs[name].ids_of(batch_vocab), packed)
+                        for name, (batch_vocab, packed) in fields.items()
+                    }
+                    for k, ((f, _, _), page) in enumerate(zip(batch, pages, strict=True)):
+                        rows: dict[str, TermRow] = {}
+                        for name, (gids, packed) in mapped.items():
+                            local, freq = packed[k]
+                            rows[name] = (gids[local], freq)
+                        out[f] = (page, rows)
                     done += len(batch)
                     if progress:
                         progress(done, total)
@@ -308,7 +339,8 @@ def _read_pages(
         except (OSError, RuntimeError):
             out.clear()  # no process pool here (sandbox, frozen app): read in this process
     for k, f in enumerate(to_read, start=1):
-        out[f] = _read_one(root, f, files[f])
+        page, counts = _read_one(root, f, files[f])
+        out[f] = (page, dict(counts))
         if progress and (k % 200 == 0 or k == total):
             progress(k, total)
     return out
@@ -355,15 +387,27 @@ def _resolve_links(
     resolver = LinkResolver(pages, location.wiki_folder)
     out_links: list[tuple[int, ...]] = []
     dead: list[DeadLink] = []
+    # Many pages link to the same targets; a target resolves the same way from every page
+    # in one folder (the folder only breaks ties between same-named pages).
+    memo: dict[tuple[str, str], int | None] = {}
+    outside: dict[str, bool] = {}
     for i, page in enumerate(pages):
         targets: list[int] = []
         seen: set[int] = set()
+        folder = page.path.rsplit("/", 1)[0] if "/" in page.path else ""
         for target in page.links:
-            if _is_attachment(target):
-                continue  # ![[diagram.png]] and friends are files, not pages
-            j = resolver.resolve(target, page.path)
+            key = (target, folder)
+            if key in memo:
+                j = memo[key]
+            elif _is_attachment(target):
+                j = memo[key] = None
+                outside[target] = True  # ![[diagram.png]] and friends are files, not pages
+            else:
+                j = memo[key] = resolver.resolve(target, page.path)
             if j is None:
-                if not _exists_outside_wiki(location, target):
+                if target not in outside:
+                    outside[target] = _exists_outside_wiki(location, target)
+                if not outside[target]:
                     dead.append(DeadLink(page.path, target))
                 continue
             if j != i and j not in seen:

@@ -33,15 +33,26 @@ class LinkResolver:
             self._by_path_lower.setdefault(page.path.lower(), i)
             self._by_name.setdefault(page.name.lower(), []).append(i)
         for i in order:
-            page = pages[i]
-            for alias in page.aliases:
+            for alias in pages[i].aliases:
                 self._by_alias.setdefault(alias.lower(), i)
+        self._order = order
+        self._titles_built = False
+
+    def _build_titles(self) -> None:
+        # Slugging every title is the slow part, and only links that miss every faster
+        # lookup need it: build it the first time one does.
+        for i in self._order:
+            page = self._pages[i]
             self._by_title.setdefault(page.title.lower(), i)
             self._by_title.setdefault(slugify(page.title), i)
             self._by_title.setdefault(slugify(page.name), i)
+        self._titles_built = True
 
     def resolve(self, target: str, from_path: str = "") -> int | None:
         """The page a link points at, or None for a dead link."""
+        hit = self._by_path.get(target)
+        if hit is not None:
+            return hit  # the plugin's own links: exact wiki-relative paths
         t = target.strip().replace("\\", "/")
         while t.startswith("./"):
             t = t[2:]
@@ -70,6 +81,8 @@ class LinkResolver:
         hit = self._by_alias.get(name)
         if hit is None:
             hit = self._by_alias.get(lower)
+        if hit is None and not self._titles_built:
+            self._build_titles()
         if hit is None:
             hit = self._by_title.get(name)
         if hit is None:

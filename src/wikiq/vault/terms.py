@@ -68,13 +68,52 @@ class TermIndex:
         }
 
 
+class Vocab:
+    """Term -> column number, growing as new terms appear (existing numbers never change)."""
+
+    def __init__(self, terms: Sequence[str] = ()) -> None:
+        self.terms = list(terms)
+        self.ids = {t: i for i, t in enumerate(self.terms)}
+
+    def id_of(self, term: str) -> int:
+        j = self.ids.get(term)
+        if j is None:
+            j = self.ids[term] = len(self.terms)
+            self.terms.append(term)
+        return j
+
+    def ids_of(self, terms: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.id_of(t) for t in terms), dtype=np.int32, count=len(terms))
+
+
+# A page's term counts: a term -> count dict, the row number of an unchanged page in the
+# previous index, or (column numbers in the shared vocabulary, counts) already mapped.
+TermRow = dict[str, int] | int | tuple[np.ndarray, np.ndarray]
+
+
+def pack_batch(
+    rows: Sequence[dict[str, int]],
+) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
+    """Rows of one batch with a batch-local vocabulary, so the parent maps each distinct term
+    once per batch instead of once per page (this is what keeps a 100,000-page first read
+    from spending its time in dictionary lookups)."""
+    local = Vocab()
+    packed = []
+    for row in rows:
+        packed.append(
+            (local.ids_of(list(row)), np.fromiter(row.values(), dtype=np.float32, count=len(row)))
+        )
+    return local.terms, packed
+
+
 def build_term_index(
-    rows: Sequence[dict[str, int] | int],
+    rows: Sequence[TermRow],
     previous: TermIndex | None = None,
+    vocab: Vocab | None = None,
 ) -> TermIndex:
-    """Assemble the matrix; an `int` row means "reuse row n of `previous`" (unchanged page)."""
-    vocab = list(previous.vocab) if previous is not None else []
-    ids = {t: i for i, t in enumerate(vocab)}
+    """Assemble the matrix from rows in page order (see `TermRow`)."""
+    if vocab is None:
+        vocab = Vocab(previous.vocab if previous is not None else ())
     indptr = [0]
     index_parts: list[np.ndarray] = []
     data_parts: list[np.ndarray] = []
@@ -83,23 +122,18 @@ def build_term_index(
         if isinstance(row, int):
             assert previous is not None
             start, end = previous.matrix.indptr[row], previous.matrix.indptr[row + 1]
-            index_parts.append(previous.matrix.indices[start:end])
-            data_parts.append(previous.matrix.data[start:end])
-            total += int(end - start)
+            cols, vals = previous.matrix.indices[start:end], previous.matrix.data[start:end]
         else:
-            cols = np.empty(len(row), dtype=np.int32)
-            vals = np.empty(len(row), dtype=np.float32)
-            for k, (term, count) in enumerate(row.items()):
-                j = ids.get(term)
-                if j is None:
-                    j = ids[term] = len(vocab)
-                    vocab.append(term)
-                cols[k] = j
-                vals[k] = count
+            if isinstance(row, dict):
+                cols = vocab.ids_of(list(row))
+                vals = np.fromiter(row.values(), dtype=np.float32, count=len(row))
+            else:
+                cols, vals = row
             order = np.argsort(cols, kind="stable")
-            index_parts.append(cols[order])
-            data_parts.append(vals[order])
-            total += len(row)
+            cols, vals = cols[order], vals[order]
+        index_parts.append(cols)
+        data_parts.append(vals)
+        total += len(cols)
         indptr.append(total)
     indices = np.concatenate(index_parts) if index_parts else np.empty(0, dtype=np.int32)
     data = np.concatenate(data_parts) if data_parts else np.empty(0, dtype=np.float32)
@@ -109,6 +143,6 @@ def build_term_index(
             indices.astype(np.int32, copy=False),
             np.asarray(indptr, dtype=np.int64),
         ),
-        shape=(len(rows), len(vocab)),
+        shape=(len(rows), len(vocab.terms)),
     )
-    return TermIndex(vocab, matrix)
+    return TermIndex(vocab.terms, matrix)
