@@ -148,36 +148,40 @@ class NameIndex:
         return min(weight / query_weight, 1.0) if query_weight > 0 else 0.0
 
     def match(
-        self, features: Sequence[str], *, query_weight: float | None = None
+        self, features: Sequence[str], *, query_weight: float | None = None, limit: int = 200
     ) -> list[NameMatch]:
-        """Every page with a name sharing a feature with `features`, best name per page, best first."""
-        ids = [self.vocab[f] for f in features if f in self.vocab]
+        """Pages with a name sharing a feature with `features` (every page is checked), best
+        name per page, best first, at most `limit` of them."""
+        ids = [self.vocab[f] for f in dict.fromkeys(features) if f in self.vocab]
         if not ids:
             return []
         if query_weight is None:
             query_weight = sum(self.feature_weight(f) for f in features)
-        q = np.zeros(len(self.vocab), dtype=np.float32)
-        q[ids] = self.idf[ids]
-        sub = self.matrix_csc[:, ids]
-        matched = np.asarray(sub @ q[ids]).ravel()
-        hit_names = np.nonzero(matched > 0)[0]
+        # Walk the postings of the question's features (CSC columns) straight into per-name
+        # sums: the cost follows how many names share a feature, not the vault's size.
+        m = self.matrix_csc
+        starts, ends = m.indptr[ids], m.indptr[np.asarray(ids) + 1]
+        rows = np.concatenate([m.indices[a:b] for a, b in zip(starts, ends, strict=True)])
+        weights = np.repeat(self.idf[ids], ends - starts)
+        hit_names, inverse = np.unique(rows, return_inverse=True)
+        matched = np.bincount(inverse, weights=weights)
         if len(hit_names) == 0:
             return []
-        name_cov = matched[hit_names] / np.maximum(self.name_weight[hit_names], 1e-9)
-        query_cov = matched[hit_names] / max(query_weight, 1e-9)
+        name_cov = matched / np.maximum(self.name_weight[hit_names], 1e-9)
+        query_cov = matched / max(query_weight, 1e-9)
         score = name_cov * (0.55 + 0.45 * np.minimum(query_cov, 1.0))
         score = np.where(self.is_alias[hit_names], score * self.ALIAS_FACTOR, score)
-        # Best name per page: sort by score, keep the first occurrence of each page.
+        # Best name per page: order names by score (ties by name number), then keep each page's
+        # first name in that order.
         order = np.lexsort((hit_names, -score))
-        best: dict[int, int] = {}
-        for k in order:
-            page = int(self.owner[hit_names[k]])
-            if page not in best:
-                best[page] = int(k)
+        owners = self.owner[hit_names[order]]
+        _, first = np.unique(owners, return_index=True)
+        best = order[np.sort(first)][:limit]
         feature_set = set(features)
         out = []
-        for page, k in best.items():
+        for k in best:
             r = int(hit_names[k])
+            page = int(self.owner[r])
             out.append(
                 NameMatch(
                     page=page,
