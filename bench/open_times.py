@@ -21,7 +21,6 @@ import json
 import os
 import pstats
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -116,32 +115,26 @@ def dir_size(path: Path) -> int:
 
 
 def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[str, Any]:
-    colds: list[dict[str, Any]] = []
-    keep: Path | None = None
-    profiles: dict[str, str] = {}
-    for rep in range(cold_reps):
-        cache = Path(tempfile.mkdtemp(prefix="wikiq-bench-cache-"))
-        prof = cache.parent / f"{cache.name}.cold.prof.txt" if profile and rep == 0 else None
-        colds.append(run_child(vault, cache, profile=prof))
-        if prof:
+    # Every cache and profile lives in one scratch folder, removed even if a child fails.
+    with tempfile.TemporaryDirectory(prefix="wikiq-bench-") as tmp:
+        scratch = Path(tmp)
+        profiles: dict[str, str] = {}
+        if profile:  # an extra cold open under cProfile, kept out of the timings
+            prof = scratch / "cold.prof.txt"
+            run_child(vault, scratch / "cold-profiled", profile=prof)
             profiles["cold"] = prof.read_text(encoding="utf-8")
-            prof.unlink()
-        if keep is None:
-            keep = cache
-        else:
-            shutil.rmtree(cache, ignore_errors=True)
-    assert keep is not None
-    cache_bytes = dir_size(keep)
-    warms = [run_child(vault, keep, repeat=5) for _ in range(warm_reps)]
-    # The first run may build (and cache) the retrieval indexes; the second finds them.
-    ready_first = run_child(vault, keep, ready=True)
-    ready = run_child(vault, keep, ready=True)
-    if profile:
-        prof = keep.parent / f"{keep.name}.warm.prof.txt"
-        run_child(vault, keep, profile=prof)
-        profiles["warm"] = prof.read_text(encoding="utf-8")
-        prof.unlink()
-    shutil.rmtree(keep, ignore_errors=True)
+        colds = [run_child(vault, scratch / f"cold-{rep}") for rep in range(cold_reps)]
+        keep = scratch / "cold-0"  # the filled cache every warm open reads
+        cache_bytes = dir_size(keep)
+        warms = [run_child(vault, keep) for _ in range(warm_reps)]
+        repeated = run_child(vault, keep, repeat=6)  # 1 + 5 more opens in the same process
+        # The first run may build (and cache) the retrieval indexes; the second finds them.
+        ready_first = run_child(vault, keep, ready=True)
+        ready = run_child(vault, keep, ready=True)
+        if profile:
+            prof = scratch / "warm.prof.txt"
+            run_child(vault, keep, profile=prof)
+            profiles["warm"] = prof.read_text(encoding="utf-8")
     if any(w["files_read"] for w in warms):
         print(f"warning: a warm open of {vault} re-read files", file=sys.stderr)
 
@@ -164,7 +157,7 @@ def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[
         "warm_open_s": med(warms, "open_s"),
         "warm_cpu_s": med(warms, "open_cpu_s"),
         "warm_open_all_s": [round(r["open_s"], 4) for r in warms],
-        "warm_inprocess_open_s": med(warms, "inprocess_open_s"),
+        "warm_inprocess_open_s": repeated["inprocess_open_s"],
         "warm_import_s": med(warms, "import_s"),
         "warm_process_wall_s": med(warms, "process_wall_s"),
         "warm_pages_per_s": pages / med(warms, "open_s"),
@@ -223,13 +216,20 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for vault in args.vaults:
         print(f"measuring {vault} …", file=sys.stderr)
-        rows.append(measure(vault.resolve(), args.cold_reps, args.warm_reps, args.profile))
+        before = os.getloadavg()[0]
+        row = measure(vault.resolve(), args.cold_reps, args.warm_reps, args.profile)
+        row["loadavg"] = [before, os.getloadavg()[0]]
+        rows.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%d %H:%M")
     args.out.write_text(
         json.dumps({"date": stamp, "rows": rows}, indent=2, ensure_ascii=False), encoding="utf-8"
     )
     print(markdown(rows))
+    loads = ", ".join(
+        f"{Path(r['vault']).name} {r['loadavg'][0]:.1f}→{r['loadavg'][1]:.1f}" for r in rows
+    )
+    print(f"\n(load average during the runs: {loads}; {os.cpu_count()} cores)")
     for r in rows:
         for kind, text in r["profiles"].items():
             print(f"\n### cProfile, {kind} open of {Path(r['vault']).name}\n```\n{text}```")

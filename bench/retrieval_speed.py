@@ -19,6 +19,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
 import sys
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     retriever.indexes  # noqa: B018 - load or build before timing questions
     indexes_s = time.perf_counter() - t
 
+    load_before = os.getloadavg()[0]
     latency = cascade_latency(retriever, questions, args.passes)
     profile_text = profile_pass(retriever, questions) if args.profile else ""
     report: dict[str, Any] = {
@@ -241,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         "open_s": open_s,
         "indexes_s": indexes_s,
         "cascade": latency,
+        "loadavg": [load_before, os.getloadavg()[0]],
     }
     if not args.no_ppr:
         seeds = seed_sets(retriever, questions, args.ppr_questions)
@@ -263,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"stage medians (ms): {stages}")
     print(f"arms: {c['arms']}")
+    print(
+        f"(load average {report['loadavg'][0]:.1f} → {report['loadavg'][1]:.1f}, {os.cpu_count()} cores)"
+    )
     print(f"(catalog open {open_s:.2f} s, retrieval indexes {indexes_s:.2f} s, before timing)")
     if "ppr" in report:
         p = report["ppr"]

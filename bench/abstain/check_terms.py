@@ -2,7 +2,7 @@
 
     python bench/abstain/check_terms.py [--vaults-root ../shared/bench]
 
-Every question in `bench/abstain/<vault>.jsonl` carries `key_terms`, the words a page would
+Every question in `bench/abstain/<vault>.jsonl` (and `heldout/<vault>.jsonl`) carries `key_terms`, the words a page would
 need to mention to answer it. A count of 0 means the vault never mentions the term; the few
 non-zero counts were read by hand and are incidental (listed in README.md). Run this after
 editing a set, or against a newer copy of a vault.
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vaults-root", type=Path, default=DEFAULT_ROOT)
     args = parser.parse_args(argv)
-    for qfile in sorted(HERE.glob("*.jsonl")):
+    for qfile in sorted(HERE.glob("*.jsonl")) + sorted(HERE.glob("heldout/*.jsonl")):
         wiki = args.vaults_root / qfile.stem / "wiki"
         if not wiki.is_dir():
             print(f"{qfile.name}: vault {wiki} not found", file=sys.stderr)
@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         texts = page_texts(wiki)
         questions = [json.loads(line) for line in qfile.read_text(encoding="utf-8").splitlines()]
         clean = 0
-        print(f"## {qfile.stem}: {len(questions)} questions, {len(texts)} pages")
+        label = qfile.relative_to(HERE).with_suffix("")
+        print(f"## {label}: {len(questions)} questions, {len(texts)} pages")
         for q in questions:
             hits = {t: count(texts, t) for t in q["key_terms"]}
             if any(hits.values()):
