@@ -8,9 +8,10 @@ cascade with it, and (with `--knn`) embeddings alone (the top pages by cosine). 
 the vault's own (`wikiq index --embed`) for `--text lead`, else the side file written by
 `bench/embed_build.py --out ~/.cache/wikiq/bench/embed/<set>-<text>.npz`.
 
-Off-domain sets (`offdomain-<vault>`) ask a vault questions from other vaults; their gold is
-empty, so `abstain_acc` is the share answered "not in your vault" (pureLLM) — what an absolute
-similarity threshold must keep.
+Off-domain sets (`offdomain-<vault>`) ask a vault questions from other vaults, and the
+`abstain-<vault>` / `abstain-heldout-<vault>` sets are bench/abstain's hand-written questions a
+vault does not cover; their gold is empty, so `abstain_acc` is the share answered "not in your
+vault" (pureLLM) — what Stage 0's absolute threshold must keep.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from wikiq.vault.cache import cache_root
 from wikiq.wiki import Wiki
 
 SIDE = cache_root() / "bench" / "embed"
+ABSTAIN = Path(__file__).resolve().parent / "abstain"
 SIDE_NAMES = {
     "sample50": "sample50",
     "loo-ai-operator": "ai-operator",
@@ -65,6 +67,8 @@ DEFAULT_SETS = [
     "offdomain-ob-wiki",
     "offdomain-2wiki",
     "offdomain-crosslang-split",
+    *(f"abstain-{v}" for v in ("sample50", "ai-operator", "ob-wiki", "2wiki")),
+    *(f"abstain-heldout-{v}" for v in ("sample50", "ai-operator", "ob-wiki", "2wiki")),
 ]
 OFFDOMAIN_N = 100
 
@@ -85,6 +89,15 @@ def set_paths(name: str) -> tuple[Path, Path | None]:
         return crosslang_set("both", False)
     if name == "crosslang-split-aliases":
         return crosslang_set("split", True)
+    if name.startswith("abstain-"):
+        # bench/abstain: hand-written questions each vault does not cover (heldout/: never
+        # used for tuning).
+        target = name.removeprefix("abstain-")
+        held = target.startswith("heldout-")
+        target = target.removeprefix("heldout-")
+        vault = {"ai-operator": "ai-operator-wiki", "2wiki": "2wiki-hipporag"}.get(target, target)
+        folder = ABSTAIN / "heldout" if held else ABSTAIN
+        return BENCH / vault, folder / f"{vault}.jsonl"
     if name.startswith("offdomain-"):
         target = name.removeprefix("offdomain-")
         vaults = {
@@ -127,7 +140,7 @@ def index_file(name: str, wiki: Wiki, text: str) -> Path:
     """The vault's own index for `lead`; a side file for other text choices."""
     if text == "lead":
         return catalog_index_path(wiki.location, wiki.catalog)
-    key = name.removeprefix("offdomain-")
+    key = name.removeprefix("offdomain-").removeprefix("abstain-").removeprefix("heldout-")
     return SIDE / f"{SIDE_NAMES.get(key, key)}-{text}.npz"
 
 

@@ -180,3 +180,23 @@ def test_state_lists_pages_edited_or_added_since_the_build(vault: Path) -> None:
     state = index_state(load_index(index_path(catalog.location)), catalog)  # type: ignore[arg-type]
     assert state.missing == ["notes/new"] and state.changed == ["notes/cats"]
     assert not state.complete
+
+
+def test_progress_counts_pages_once_their_vectors_are_in(vault: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    build_index(
+        _open(vault), FakeEmbedder(), batch_texts=2, progress=lambda d, t: calls.append((d, t))
+    )
+    assert calls[-1] == (4, 4)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[0][0] >= 1
+
+
+def test_an_index_written_with_text_arrays_still_loads(vault: Path) -> None:
+    path = build_index(_open(vault), FakeEmbedder()).path
+    with np.load(path) as data:
+        parts = {k: data[k] for k in data.files}
+    for key in ("meta", "pages"):  # the first layout kept its JSON as a numpy str array
+        parts[key] = np.asarray(parts[key].tobytes().decode("utf-8"))
+    np.savez(path, **parts)
+    index = load_index(path)
+    assert index is not None and len(index.vectors) == 4 and index.model == "fake:bow"

@@ -73,6 +73,7 @@ class SemanticSearch:
         self._vectors: PageVectors | None = None
         self._loaded = False
         self._lock = threading.Lock()
+        self._embed_lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def __call__(self, question: str, k: int) -> list[tuple[int, float]]:
@@ -131,11 +132,18 @@ class SemanticSearch:
         return load_index(self.path) or index
 
     def _query_vector(self, question: str) -> np.ndarray | None:
+        # One question at a time: the web page and MCP server search from several threads,
+        # and the local engine is not documented as thread-safe.
+        with self._embed_lock:
+            return self._embed_question(question)
+
+    def _embed_question(self, question: str) -> np.ndarray | None:
         cached = self._queries.get(question)
         if cached is not None:
             self._queries.move_to_end(question)
             return cached
-        assert self.embedder is not None and self._vectors is not None
+        if self.embedder is None or self._vectors is None:
+            return None
         try:
             vector = self.embedder.embed_queries([question])[0]
         except ModelError as err:

@@ -118,12 +118,8 @@ class Retriever:
         body_strong = (
             len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
         )
-        sem_strong = bool(ev.sem) and ev.sem[0][1] >= s.sem_strong_similarity
-        named = (
-            lex_strong
-            and ev.lex[0].name_coverage >= s.named_coverage
-            and ev.lex[0].query_coverage >= s.named_coverage
-        )
+        sem_strong = _standout(ev.sem) >= s.sem_strong_similarity
+        named = lex_strong and self._is_named(ev.lex[0])
 
         seeds: list[Seed] = []
         keywords: list[str] = []
@@ -197,7 +193,14 @@ class Retriever:
         timings["body"] = _ms(t)
 
         sem: list[tuple[int, float]] = []
-        if self.semantic is not None and s.mode not in ("lexical", "body"):
+        # A question that is exactly a page's name gets no semantic weight (NAMED_WEIGHTS), so
+        # it skips the embedding too: ~15 ms saved on the commonest kind of question.
+        named = bool(lex) and self._is_named(lex[0]) and lex[0].score >= s.lex_strong_score
+        if (
+            self.semantic is not None
+            and s.mode not in ("lexical", "body")
+            and not (named and s.named.sem == 0)
+        ):
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
@@ -218,6 +221,11 @@ class Retriever:
             ev.body = self.indexes.body.search(ev.terms + extra, limit=limit)
             ev.lead = self.indexes.lead.search(ev.terms + extra, limit=limit)
             timings["body"] += _ms(t)
+
+    def _is_named(self, best: NameMatch) -> bool:
+        """The question is a page's whole name and nothing else ("Apollo 11", "邵弁")."""
+        s = self.settings
+        return best.name_coverage >= s.named_coverage and best.query_coverage >= s.named_coverage
 
     def _weakly_relevant(self, ev: _Evidence) -> bool:
         """A weak name match is still evidence only if it explains enough of the question."""
@@ -261,9 +269,9 @@ class Retriever:
         s = self.settings
         top = sem[0][1]
         return [
-            self._seed(p, "semantic", sim, {})
+            self._seed(p, "semantic", sim / top, {})  # relative, like the other stages' scores
             for p, sim in sem[: s.max_sem_seeds]
-            if sim >= s.sem_strong_similarity and sim >= top - s.sem_seed_margin
+            if sim >= top - s.sem_seed_margin
         ]
 
     def _keyword_seeds(self, keywords: list[str]) -> list[Seed]:
@@ -286,6 +294,23 @@ class Retriever:
             return []
         top = ranked[0][1]
         return [self._seed(p, "keywords", v / top, matched[p]) for p, v in ranked]
+
+    def _semantic_signal(self, ev: _Evidence) -> dict[int, float]:
+        """Stage 0 as a fusion signal in [0, 1]: how far each page rises above the best page's
+        ten nearest rivals, relative to the best page. It counts in full once the best page
+        stands out by `sem_strong_similarity`, and only `sem_after_names` of it when a title
+        matched strongly (the user named the page; look-alikes should not outrank it)."""
+        s = self.settings
+        if len(ev.sem) < 2:
+            return {}
+        top = ev.sem[0][1]
+        base = float(np.mean([sim for _, sim in ev.sem[1:11]]))
+        if top <= base:
+            return {}
+        damp = min(1.0, (top - base) / s.sem_strong_similarity) if s.sem_strong_similarity else 1.0
+        if ev.lex and ev.lex[0].score >= s.lex_strong_score:
+            damp *= s.sem_after_names
+        return {page: damp * (sim - base) / (top - base) for page, sim in ev.sem if sim > base}
 
     # --- expansion and fusion --------------------------------------------------------------
 
@@ -322,7 +347,7 @@ class Retriever:
             lex={m.page: m.score for m in ev.lex[: s.candidates_per_signal]},
             body=ev.body.as_dict(),
             lead=ev.lead.as_dict(),
-            sem=_semantic_signal(ev.sem, s.sem_strong_similarity),
+            sem=self._semantic_signal(ev),
             ppr=ppr,
             centrality=ix.centrality,
             seeds={by_path[sd.path]: sd.score for sd in seeds},
@@ -350,15 +375,13 @@ class Retriever:
         ]
 
 
-def _semantic_signal(sem: list[tuple[int, float]], strong: float) -> dict[int, float]:
-    """Stage 0's similarities as a signal in [0, 1]: relative to the best page, and damped
-    when even the best one falls short of `strong` (neighbours always exist; closeness is
-    evidence only as far as it clears the threshold)."""
-    if not sem or sem[0][1] <= 0:
-        return {}
-    top = sem[0][1]
-    damp = min(1.0, top / strong) if strong > 0 else 1.0
-    return {page: damp * sim / top for page, sim in sem if sim > 0}
+def _standout(sem: list[tuple[int, float]], rivals: int = 10) -> float:
+    """How far the best page's similarity stands above the mean of the next `rivals`: close
+    neighbours always exist, so only a page that stands out is evidence (this holds across
+    vaults; the similarity itself grows with the vault's size and sameness)."""
+    if len(sem) < 2:
+        return 0.0
+    return sem[0][1] - float(np.mean([sim for _, sim in sem[1 : rivals + 1]]))
 
 
 def _dedupe(seeds: list[Seed]) -> list[Seed]:

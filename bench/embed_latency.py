@@ -1,0 +1,92 @@
+"""What Stage 0 adds to a query's latency, warm, on one vault (and what the first query costs).
+
+    .venv/bin/python bench/embed_latency.py VAULT QUESTIONS.jsonl [--n 200] [--json OUT]
+
+Runs every question through the cascade with the vault's embedding index attached and reports
+the `semantic` stage time (embedding the question plus the brute-force search), split into its
+two parts, as p50/p95 over the questions; the first question (loading the index and the model)
+is reported apart. Run it on an otherwise idle machine: the model's threads share the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from wikiq.embed.semantic import SemanticSearch, catalog_index_path
+from wikiq.retrieve.cascade import Retriever
+from wikiq.retrieve.evaluate import load_questions
+from wikiq.wiki import Wiki
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("vault", type=Path)
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+
+    wiki = Wiki.open(args.vault)
+    questions = [q.question for q in load_questions(args.questions)][: args.n]
+    path = catalog_index_path(wiki.location, wiki.catalog)
+    base = Retriever(wiki.catalog)
+    base.indexes  # noqa: B018 - the lexical indexes are not what is measured
+    sem = SemanticSearch(wiki.catalog, path, auto_refresh=0)
+    retriever = base.with_sources(semantic=sem)
+
+    t = time.perf_counter()
+    vectors = sem.load()
+    load_ms = (time.perf_counter() - t) * 1000
+    if vectors is None:
+        raise SystemExit(f"no usable index at {path}: {sem.problem}")
+    t = time.perf_counter()
+    retriever.retrieve(questions[0])
+    first_ms = (time.perf_counter() - t) * 1000
+
+    stage, embed, search, total, total_without = [], [], [], [], []
+    assert sem.embedder is not None
+    for q in questions[1:]:
+        t = time.perf_counter()
+        qv = sem.embedder.embed_queries([q])[0]
+        embed.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        vectors.search(qv, 60)
+        search.append((time.perf_counter() - t) * 1000)
+        sem._queries.clear()  # warm model and index, but every question embedded afresh
+        r = retriever.retrieve(q)
+        stage.append(r.timings_ms.get("semantic", 0.0))
+        total.append(r.timings_ms.get("total", 0.0))
+        total_without.append(base.retrieve(q).timings_ms.get("total", 0.0))
+
+    def pct(values: list[float]) -> dict[str, float]:
+        return {
+            "p50": round(float(np.percentile(values, 50)), 2),
+            "p95": round(float(np.percentile(values, 95)), 2),
+        }
+
+    out = {
+        "vault": str(args.vault),
+        "pages": len(wiki.catalog),
+        "vectors": len(vectors.matrix),
+        "questions": len(questions) - 1,
+        "index_and_model_load_ms": round(load_ms, 1),
+        "first_query_ms": round(first_ms, 1),
+        "stage0_ms": pct(stage),
+        "embed_question_ms": pct(embed),
+        "vector_search_ms": pct(search),
+        "query_total_ms_with": pct(total),
+        "query_total_ms_without": pct(total_without),
+    }
+    print(json.dumps(out, indent=2))
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
