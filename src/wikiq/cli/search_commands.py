@@ -92,16 +92,17 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
     table.add_column("score", justify="right")
     table.add_column("page", overflow="fold")
     table.add_column("title", overflow="fold")
+    # The signal columns: those every search has, plus embeddings when Stage 0 ran.
+    signals = ["lex", "body", "lead", "ppr", "link_out", "centrality"]
+    if any(p.signals.get("sem") for p in r.results):
+        signals.insert(3, "sem")
     if explain:
-        for col in ("lex", "body", "lead", "ppr", "centrality"):
-            table.add_column(col, justify="right")
+        for col in signals:
+            table.add_column(col.replace("_", " "), justify="right")
     for n, p in enumerate(r.results, start=1):
         row = [str(n), f"{p.score:.2f}", p.path, p.title]
         if explain:
-            row += [
-                f"{p.signals.get(col, 0.0):.3f}"
-                for col in ("lex", "body", "lead", "ppr", "centrality")
-            ]
+            row += [f"{p.signals.get(col, 0.0):.3f}" for col in signals]
         table.add_row(*row)
     out.print(table)
     if explain:
