@@ -18,11 +18,11 @@ app = typer.Typer(
         "Ask your Obsidian vault. wikiq answers from your own wiki pages with \\[\\[wiki-link]] "
         "citations, and says so plainly when the vault does not cover a question.\n\n"
         "The vault is found from --vault, then WIKIQ_VAULT, then a .llm-wiki.json in this folder "
-        "or a parent, then a 'LLM Wiki vault: <path>' line in CLAUDE.md."
+        "or a parent, then a `LLM Wiki vault: <path>` line in CLAUDE.md."
     ),
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
