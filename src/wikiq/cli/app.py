@@ -53,3 +53,29 @@ def open_wiki(vault: Path | None, wiki_folder: str | None) -> Wiki:
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"wikiq {version('wikiq')}")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            print("wikiq (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Show wikiq's version and exit.",
+            is_eager=True,
+            callback=_show_version,
+        ),
+    ] = False,
+) -> None:
+    """Ask your Obsidian vault."""
