@@ -19,7 +19,7 @@ from mcp.server.mcpserver.resources import FunctionResource, ResourceSecurity
 from mcp_types import ToolAnnotations
 
 from wikiq.errors import PageNotFound, WikiqError
-from wikiq.web import pages
+from wikiq.vault import access as pages
 from wikiq.wiki import Wiki
 
 log = logging.getLogger("wikiq.mcp")

@@ -23,7 +23,7 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.types import ASGIApp
 
 from wikiq.errors import PageNotFound, WikiqError
-from wikiq.web import pages
+from wikiq.vault import access as pages
 from wikiq.web.asking import AnswerEvents, parse_question
 from wikiq.web.graph import answer_graph
 from wikiq.web.render import Resolve, SafeMarkdown

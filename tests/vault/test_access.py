@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.errors import PageNotFound
-from wikiq.web import pages
+from wikiq.vault import access as pages
 from wikiq.wiki import Wiki
 
 ROOT = Path(__file__).resolve().parents[2]
