@@ -49,7 +49,7 @@ def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> R
         lead=BodyIndex(catalog.field_terms("lead")),
         walk=walk_graph(graph, direction, in_weight),
         graph=graph.tocsr(),
-        graph_t=graph.T.tocsr(),
+        graph_t=catalog.graph_t,
         centrality=centrality,
         undirected=((graph + graph.T) > 0).astype(np.float32).tocsr(),
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),

@@ -64,6 +64,7 @@ class Catalog:
     )
     _by_path: dict[str, int] | None = field(default=None, repr=False)
     _graph: sp.csr_matrix | None = field(default=None, repr=False)
+    _graph_t: sp.csr_matrix | None = field(default=None, repr=False)
     _resolver: LinkResolver | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -95,9 +96,16 @@ class Catalog:
             self._graph = adjacency(self.out_links, len(self.pages))
         return self._graph
 
+    @property
+    def graph_t(self) -> sp.csr_matrix:
+        """The transposed graph, row-major: row i lists the pages that link to page i."""
+        if self._graph_t is None:
+            self._graph_t = self.graph.T.tocsr()
+        return self._graph_t
+
     def in_links(self, i: int) -> list[int]:
-        col = self.graph.tocsc()[:, i]
-        return sorted(int(r) for r in col.indices)
+        g = self.graph_t
+        return sorted(int(r) for r in g.indices[g.indptr[i] : g.indptr[i + 1]])
 
     @property
     def terms(self) -> TermIndex:

@@ -54,10 +54,6 @@ class TermIndex:
             self._ids = {t: i for i, t in enumerate(self.vocab)}
         return self._ids
 
-    @classmethod
-    def empty(cls) -> TermIndex:
-        return cls([], sp.csr_matrix((0, 0), dtype=np.float32))
-
     def row(self, i: int) -> dict[str, int]:
         start, end = self.matrix.indptr[i], self.matrix.indptr[i + 1]
         return {
