@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,12 +24,15 @@ def page(title: str, body: str, *, type: str = "concept", aliases: tuple[str, ..
 
 @pytest.fixture
 def make_catalog(make_vault: VaultFactory) -> CatalogFactory:
-    """`make_catalog({"concepts/orbit": page(...), ...})` -> an opened catalog (index lists all)."""
+    """`make_catalog({"concepts/orbit": page(...), ...})` -> an opened catalog (index lists all).
+
+    Each call writes a fresh vault folder, so one test can build several vaults."""
+    made = itertools.count()
 
     def make(pages: dict[str, str]) -> Catalog:
         files = {f"wiki/{path}.md": text for path, text in pages.items()}
         files["wiki/index.md"] = index_md(*(f"- [[{path}|{path.rsplit('/', 1)[-1]}]]" for path in pages))
-        root: Path = make_vault(files)
+        root: Path = make_vault(files, name=f"vault-{next(made)}")
         return open_catalog(locate_vault(root, env={}))
 
     return make

@@ -8,7 +8,14 @@ import pytest
 
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.cascade import Retriever
-from wikiq.retrieve.result import ARM_BODY, ARM_LEX, ARM_LLM, ARM_PURE_LLM, ARM_WEAK_LEX
+from wikiq.retrieve.result import (
+    ARM_BODY,
+    ARM_LEX,
+    ARM_LLM,
+    ARM_PURE_LLM,
+    ARM_SUBJECT,
+    ARM_WEAK_LEX,
+)
 from wikiq.vault.catalog import Catalog
 
 SPACE = {
@@ -135,3 +142,47 @@ def test_keyword_scan_is_exhaustive_the_page_at_position_1410_is_reachable(make_
     r = Retriever(catalog, keywords=kw).retrieve("什么是那个幽灵般的超距作用的本质")
     assert r.arm == ARM_LLM
     assert r.results[0].path == "entities/filler-1410"
+
+
+def _clinic(n_patients: int, *, with_sources: bool = True) -> dict[str, str]:
+    """A wiki about one clinic: every page mentions "Larkspur Clinic", a few are its sources."""
+    pages = {
+        f"entities/patient-{n:02d}": page(f"Patient {n:02d}", f"A patient at the Larkspur Clinic, treated for [[concepts/asthma]] in week {n}.", type="entity")
+        for n in range(n_patients)
+    }
+    pages["concepts/asthma"] = page("Asthma", "A chronic airway disease, common among Larkspur Clinic patients.")
+    if with_sources:
+        pages["sources/annual-report"] = page("Annual Report", "The Larkspur Clinic annual report: admissions, staff and budget.", type="source")
+        pages["sources/intake-forms"] = page("Intake Forms", "How the clinic records a new patient. See [[concepts/asthma]].", type="source")
+    return pages
+
+
+def test_a_question_naming_the_whole_vaults_subject_gets_its_sources(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(_clinic(40))).retrieve("Larkspur Clinic")
+    assert r.arm == ARM_SUBJECT and not r.pure_llm
+    # Both sources come first, even the one whose text never names the clinic.
+    assert {p.path for p in r.results[:2]} == {"sources/annual-report", "sources/intake-forms"}
+    by_path = {s.path: s for s in r.seeds}
+    assert by_path["sources/annual-report"].matched == {"larkspur": "body", "clinic": "body"}
+    assert by_path["sources/intake-forms"].matched == {"clinic": "body"}
+
+
+def test_subject_rule_needs_sources_enough_pages_and_no_named_page(make_catalog: CatalogFactory) -> None:
+    # A plain vault with no source pages: body search answers as before.
+    r = Retriever(make_catalog(_clinic(40, with_sources=False))).retrieve("Larkspur Clinic")
+    assert r.arm == ARM_BODY
+    # In a handful of pages every word is common: not a subject question.
+    r = Retriever(make_catalog(_clinic(10))).retrieve("Larkspur Clinic")
+    assert r.arm != ARM_SUBJECT
+    # A question that names a page is about that page, however common its words.
+    catalog = make_catalog(_clinic(40) | {"entities/larkspur": page("Larkspur Clinic", "The clinic itself.", type="entity")})
+    r = Retriever(catalog).retrieve("Larkspur Clinic")
+    assert r.arm == ARM_LEX and r.results[0].path == "entities/larkspur"
+    # A question with one uncommon word is an ordinary question.
+    r = Retriever(make_catalog(_clinic(40))).retrieve("Larkspur Clinic budget")
+    assert r.arm != ARM_SUBJECT
+
+
+def test_no_subject_mode_switches_the_rule_off(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(_clinic(40))).with_settings(mode="no-subject").retrieve("Larkspur Clinic")
+    assert r.arm == ARM_BODY

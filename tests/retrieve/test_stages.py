@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
+from wikiq.retrieve.fusion import SIGNALS, FusionInput, fuse
 from wikiq.retrieve.names import NameIndex, name_features
 from wikiq.retrieve.ppr import (
     monte_carlo_pagerank,
@@ -14,6 +15,7 @@ from wikiq.retrieve.ppr import (
     power_iteration,
     walk_graph,
 )
+from wikiq.retrieve.settings import FusionWeights
 
 
 def test_name_features_use_stems_and_cjk_bigrams() -> None:
@@ -138,3 +140,23 @@ def test_monte_carlo_is_repeatable_and_close_to_exact() -> None:
     exact = power_iteration(graph, seeds, restart=0.3)
     assert np.abs(mc1 - exact).sum() < 0.1  # L1 distance of two probability vectors
     assert len(set(np.argsort(-exact)[:5]) & set(np.argsort(-mc1)[:5])) >= 4
+
+
+def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
+    # Pages 1 and 2 cite the named page 0; page 1 has it in its lead, more than page 2 does.
+    # The named page's own lead always matches best, so it must not set the scale.
+    graph = sp.csr_matrix(np.array([[0, 0, 0], [1, 0, 0], [1, 0, 0]], dtype=float))
+    inp = FusionInput(
+        lex={0: 1.0},
+        body={},
+        lead={0: 10.0, 1: 2.0, 2: 1.0},
+        sem={},
+        ppr=np.zeros(3),
+        centrality=np.zeros(3),
+        seeds={0: 1.0},
+        found={},
+    )
+    only_backlinks = FusionWeights(**{name: 0.0 for name in SIGNALS if name != "backlink_lead"}, backlink_lead=1.0)
+    ranked = fuse(inp, only_backlinks, graph, graph.T.tocsr(), skip=np.zeros(3, dtype=bool), exclude=set(), k=3)
+    scores = {page: score for page, score, _ in ranked}
+    assert scores == {1: 1.0, 2: 0.5, 0: 0.0}

@@ -124,7 +124,7 @@ def ask(
     """Answer a question from your vault, with \\[\\[wiki-link]] citations and ## References.
 
     The answer streams as it is written. The first line says how the pages were found
-    (Lex+PPR, LLM+PPR, Body+PPR, Lex++PPR) or that the vault has nothing (LLM+KB: a
+    (Lex+PPR, LLM+PPR, Body+PPR, Sem+PPR, Sources+PPR, Lex++PPR) or that the vault has nothing (LLM+KB: a
     general-knowledge answer under a "not from your vault" banner). With no model, wikiq quotes
     the most relevant passages instead of writing an answer.
 

@@ -21,7 +21,7 @@ RetrieverOpt = Annotated[
     str,
     typer.Option(
         "--retriever",
-        help="Which stages run: full, lexical (titles/aliases only), body (text only), no-ppr, mc-ppr (Monte Carlo PPR, as the plugin).",
+        help="Which stages run: full, lexical (titles/aliases only), body (text only), no-ppr, mc-ppr (Monte Carlo PPR, as the plugin), no-subject (without the Sources+PPR rule).",
     ),
 ]
 TopKOpt = Annotated[

@@ -50,6 +50,7 @@ class BodyIndex:
         avg = float(doc_len.mean()) if n_docs else 1.0
         df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float32)
         self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
         rows = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
@@ -62,6 +63,18 @@ class BodyIndex:
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
         return float(self.idf[j]) if j is not None else self.unseen_idf
+
+    def share_of(self, term: str) -> float:
+        """The share of pages whose text contains `term` (0 for a word the vault lacks)."""
+        j = self.term_ids.get(term)
+        return float(self.doc_share[j]) if j is not None else 0.0
+
+    def pages_with(self, term: str) -> np.ndarray:
+        """The pages whose text contains `term` (its postings)."""
+        j = self.term_ids.get(term)
+        if j is None:
+            return np.empty(0, dtype=np.int64)
+        return self.weights.indices[self.weights.indptr[j] : self.weights.indptr[j + 1]]
 
     def search(self, query_terms: Sequence[str], *, limit: int = 100) -> BodyHits:
         """Pages containing the question's terms, ranked by BM25."""

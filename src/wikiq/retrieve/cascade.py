@@ -3,8 +3,10 @@
 Stage 1 (names) and body search run on every question — both are cheap. Stage 0 (embeddings)
 runs when an index exists. Stage 2 (model keywords) and Stage 3 (an exhaustive scan of every
 name with them) run only when all of those are weak and a model is configured. Stage 4 is
-Personalized PageRank from the seeds, and fusion ranks everything found. Stage 5 is pureLLM:
-when no signal clears its absolute threshold, the honest answer is "not in your vault".
+Personalized PageRank from the seeds, and fusion ranks everything found. A question whose every
+word is on most pages names the vault's own subject; its seeds are the vault's sources
+(Sources+PPR). Stage 5 is pureLLM: when no signal clears its absolute threshold, the honest
+answer is "not in your vault".
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from wikiq.retrieve.result import (
     ARM_LLM,
     ARM_PURE_LLM,
     ARM_SEMANTIC,
+    ARM_SUBJECT,
     ARM_WEAK_LEX,
     RankedPage,
     Retrieval,
     Seed,
 )
-from wikiq.retrieve.settings import MODES, Mode, RetrieverSettings
+from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
@@ -130,6 +133,12 @@ class Retriever:
             self._expand_with_names(ev, timings)
             if not named:
                 seeds += self._body_seeds(ev.body)
+        elif subject := self._subject_seeds(ev):
+            seeds = subject
+            arm, reason = (
+                ARM_SUBJECT,
+                "every word of the question is on most pages: the vault's own subject",
+            )
         elif body_strong:
             seeds = self._body_seeds(ev.body) + self._lex_seeds(ev.lex, weak=True)
             arm, reason = ARM_BODY, "page text covers the question where no title does"
@@ -137,7 +146,7 @@ class Retriever:
             seeds = self._semantic_seeds(ev.sem)
             arm, reason = ARM_SEMANTIC, "embeddings found pages close in meaning to the question"
         else:
-            if self.keywords is not None and s.mode in ("full", "mc-ppr", "no-ppr"):
+            if self.keywords is not None and s.mode not in ("lexical", "body"):
                 t = time.perf_counter()
                 keywords = self.keywords(question)
                 timings["keywords"] = _ms(t)
@@ -170,7 +179,8 @@ class Retriever:
         ppr = self._ppr(seeds)
         timings["ppr"] = _ms(t)
         t = time.perf_counter()
-        results = self._fuse(ev, ppr, seeds, k=k, exclude=exclude, named=named)
+        weights = s.named if named else s.subject if arm == ARM_SUBJECT else s.open
+        results = self._fuse(ev, ppr, seeds, weights, k=k, exclude=exclude)
         timings["fusion"] = _ms(t)
         timings["total"] = _ms(t0)
         return Retrieval(question, arm, False, seeds, results, timings, keywords, reason)
@@ -265,6 +275,32 @@ class Retriever:
                 )
         return seeds
 
+    def _subject_seeds(self, ev: _Evidence) -> list[Seed]:
+        """The vault's sources, when the question names what the whole vault is about.
+
+        The best-covered and most-cited sources come first; none when the vault has no
+        `type: source` pages (a plain Obsidian vault), and the cascade goes on as before."""
+        s, ix = self.settings, self.indexes
+        if s.mode in ("lexical", "body", "no-subject") or not ev.terms:
+            return []
+        if (
+            ix.body.n_docs < s.subject_min_pages
+            or min(ix.body.share_of(t) for t in ev.terms) < s.subject_share
+        ):
+            return []
+        sources = np.nonzero(ix.is_source & ~ix.stubs)[0]
+        if len(sources) == 0:
+            return []
+        coverage = dict(zip(ev.body.pages.tolist(), ev.body.coverage.tolist(), strict=True))
+        ranked = sorted(
+            sources.tolist(), key=lambda p: (-coverage.get(p, 0.0), -ix.centrality[p], p)
+        )[: s.max_subject_seeds]
+        has = {t: np.isin(ranked, ix.body.pages_with(t)) for t in ev.body.terms}
+        return [
+            self._seed(p, "subject", 1.0, {t: "body" for t in ev.body.terms if has[t][i]})
+            for i, p in enumerate(ranked)
+        ]
+
     def _semantic_seeds(self, sem: list[tuple[int, float]]) -> list[Seed]:
         s = self.settings
         top = sem[0][1]
@@ -337,10 +373,10 @@ class Retriever:
         ev: _Evidence,
         ppr: np.ndarray,
         seeds: list[Seed],
+        weights: FusionWeights,
         *,
         k: int,
         exclude: frozenset[str],
-        named: bool,
     ) -> list[RankedPage]:
         s, ix, by_path = self.settings, self.indexes, self.catalog.by_path
         inp = FusionInput(
@@ -356,7 +392,7 @@ class Retriever:
         )
         ranked = fuse(
             inp,
-            s.named if named else s.open,
+            weights,
             ix.graph,
             ix.graph_t,
             skip=ix.stubs,

@@ -119,35 +119,37 @@ def fuse(
 def _features(
     inp: FusionInput, cand: np.ndarray, link_out: np.ndarray, link_in: np.ndarray
 ) -> dict[str, np.ndarray]:
-    def scaled(values: dict[int, float]) -> np.ndarray:
-        col = np.fromiter(
+    def column(values: dict[int, float]) -> np.ndarray:
+        return np.fromiter(
             (values.get(int(c), 0.0) for c in cand), dtype=np.float64, count=len(cand)
         )
+
+    def scaled(values: dict[int, float]) -> np.ndarray:
         top = max(values.values(), default=0.0)
-        return col / top if top > 0 else col
+        return column(values) / top if top > 0 else column(values)
 
     ppr = inp.ppr[cand]
     ppr_top = float(ppr.max()) if len(ppr) else 0.0
     lead = scaled(inp.lead)
+    # For back-links, lead matches are compared among the other pages: a seed's own lead
+    # (the named page's first lines) always scores best and would squeeze them all.
+    raw_lead = column(inp.lead)
+    others = np.fromiter((int(c) not in inp.seeds for c in cand), dtype=bool, count=len(cand))
+    top_other = float(raw_lead[others].max()) if others.any() else 0.0
+    lead_among_others = np.minimum(raw_lead / top_other, 1.0) if top_other > 0 else raw_lead
     features = {
-        "lex": np.fromiter(
-            (inp.lex.get(int(c), 0.0) for c in cand), dtype=np.float64, count=len(cand)
-        ),
+        "lex": column(inp.lex),
         "body": scaled(inp.body),
         "lead": lead,
-        "sem": np.fromiter(
-            (inp.sem.get(int(c), 0.0) for c in cand), dtype=np.float64, count=len(cand)
-        ),
+        "sem": column(inp.sem),
         "ppr": ppr / ppr_top if ppr_top > 0 else ppr,
         "centrality": inp.centrality[cand],
         "link_out": link_out[cand],
         "link_in": link_in[cand],
         # Pages that cite a seed in their opening paragraph are about it (a patient with
         # "heart failure" in its first lines), unlike pages that merely list it as related.
-        "backlink_lead": link_in[cand] * lead,
-        "seed": np.fromiter(
-            (inp.found.get(int(c), 0.0) for c in cand), dtype=np.float64, count=len(cand)
-        ),
+        "backlink_lead": link_in[cand] * lead_among_others,
+        "seed": column(inp.found),
     }
     return features
 

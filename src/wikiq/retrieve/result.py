@@ -10,6 +10,7 @@ ARM_LEX = "Lex+PPR"  # a strong title/alias match, no model needed
 ARM_LLM = "LLM+PPR"  # model-extracted keywords found the seeds
 ARM_WEAK_LEX = "Lex++PPR"  # a weak title/alias match, no model help
 ARM_BODY = "Body+PPR"  # page text matched the question where titles did not
+ARM_SUBJECT = "Sources+PPR"  # the question names the whole vault's subject: its sources
 ARM_SEMANTIC = "Sem+PPR"  # embeddings found the seeds (optional Stage 0)
 ARM_PURE_LLM = "LLM+KB"  # nothing relevant: pureLLM, answer from general knowledge
 
@@ -19,7 +20,7 @@ class Seed:
     """An entry point into the link graph and the evidence that chose it."""
 
     path: str
-    stage: str  # "lex", "keywords", "body", "semantic"
+    stage: str  # "lex", "keywords", "body", "semantic", "subject"
     score: float
     matched: dict[str, str] = field(default_factory=dict)  # question word -> field it matched
 

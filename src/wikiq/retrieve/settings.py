@@ -12,8 +12,8 @@ from typing import Literal
 
 from wikiq.retrieve.ppr import Direction
 
-Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr"]
-MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr")
+Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject"]
+MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject")
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,9 @@ NAMED_WEIGHTS = FusionWeights(
     centrality=0.0,
     link_out=0.5,
     link_in=0.0,
-    backlink_lead=0.5,
+    # Pages citing the named page in their lead: +0.034 recall@5 on sample50 for 0.002-0.009
+    # on leave-one-out, whose gold is by construction out-links (docs/BENCHMARKS.md).
+    backlink_lead=0.3,
 )
 # Every other question: names, text and the graph around the seeds together. Measured on
 # 2wiki's natural multi-hop questions.
@@ -65,6 +67,9 @@ OPEN_WEIGHTS = FusionWeights(
     backlink_lead=0.0,
     seed=1.0,
 )
+# A question about the vault's whole subject (Sources+PPR): the sources come first, then the
+# pages they link to. Seed credit larger than what links and PPR can add up to elsewhere.
+SUBJECT_WEIGHTS = FusionWeights(**{**OPEN_WEIGHTS.__dict__, "seed": 3.0})
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,13 @@ class RetrieverSettings:
     body_seed_coverage: float = 0.6
     max_body_seeds: int = 5
     body_seed_ratio: float = 0.5
+    # A question whose every word is on most pages names the vault's own subject (the
+    # institution or project the whole wiki is about, "Pinewood Heart Center"): no page is
+    # about it more than the others by its text, and the pages that describe it as a whole
+    # are the vault's sources. Not below `subject_min_pages` pages, where every word is common.
+    subject_share: float = 0.5
+    subject_min_pages: int = 30
+    max_subject_seeds: int = 8
     # Search the body for the named page's title and aliases too: the vault's own synonyms.
     expand_with_names: bool = True
     # Stage 0 (embeddings, optional). Similarities are centred: a page's cosine minus the
@@ -117,6 +129,7 @@ class RetrieverSettings:
     # Fusion.
     named: FusionWeights = field(default_factory=lambda: NAMED_WEIGHTS)
     open: FusionWeights = field(default_factory=lambda: OPEN_WEIGHTS)
+    subject: FusionWeights = field(default_factory=lambda: SUBJECT_WEIGHTS)
     fusion: Literal["linear", "rrf"] = "linear"
     rrf_k: int = 60
     candidates_per_signal: int = 60
