@@ -160,7 +160,7 @@ def _clinic(n_patients: int, *, with_sources: bool = True) -> dict[str, str]:
 def test_a_question_naming_the_whole_vaults_subject_gets_its_sources(make_catalog: CatalogFactory) -> None:
     r = Retriever(make_catalog(_clinic(40))).retrieve("Larkspur Clinic")
     assert r.arm == ARM_SUBJECT and not r.pure_llm
-    # Both sources come first, even the one whose text never names the clinic.
+    # Both sources come first, even the one that never says "Larkspur".
     assert {p.path for p in r.results[:2]} == {"sources/annual-report", "sources/intake-forms"}
     by_path = {s.path: s for s in r.seeds}
     assert by_path["sources/annual-report"].matched == {"larkspur": "body", "clinic": "body"}

@@ -65,3 +65,10 @@ def test_malformed_questions_file_is_one_sentence(tmp_path: Path) -> None:
     bad.write_text('{"id": "a", "question": "x", "gold": []}\nnot json\n')
     res = run_wikiq("eval", str(bad), "--vault", str(DEMO))
     assert res.code != 0 and f"{bad}:2" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_piped_eval_table_keeps_every_column_header_whole() -> None:
+    res = run_wikiq("eval", str(QUESTIONS), "--vault", str(DEMO))
+    assert res.code == 0, res.stderr
+    header = res.stdout.splitlines()[0].split()
+    assert header == ["set", "n", "recall@5", "recall@10", "all_gold@5", "mrr", "abstain_acc", "false_abstain", "p50_ms", "p95_ms"]

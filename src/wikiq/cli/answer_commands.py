@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, print_json
+from wikiq.cli.output import stdout_console
 from wikiq.cli.progress import ReadProgress
 from wikiq.config import load_config
 from wikiq.errors import WikiqError
@@ -168,7 +169,7 @@ def stream_answer(
     Notes already in `shown_notes` are not repeated (a chat names its model once)."""
     from wikiq.answer.events import AnswerDone, AnswerToken, RetrievalDone
 
-    out = out or Console(highlight=False, soft_wrap=True)
+    out = out or stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     choice = wiki.choose_model()  # the same model ask_stream picks (opened once, cached)
     events: Generator[AnswerEvent, None, None] = wiki.ask_stream(question, history=history)
@@ -257,7 +258,7 @@ def chat(
         pages=k,
         answer_tokens=answer_tokens,
     )
-    out = Console(highlight=False, soft_wrap=True)
+    out = stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     choice = wiki.choose_model()
     who = choice.spec or "no model (answers quote your pages)"
@@ -335,7 +336,7 @@ def stats(
 
 
 def _print_stats(s: dict[str, Any]) -> None:
-    out = Console(highlight=False)
+    out = stdout_console()
     if not s["questions"]:
         out.print(f"No questions asked yet (log: {s['log']}).")
         return

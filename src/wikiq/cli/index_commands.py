@@ -20,6 +20,7 @@ from rich.progress import (
 )
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.output import stdout_console
 from wikiq.embed.index import build_index, index_path
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
 from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder
@@ -93,7 +94,7 @@ def index(
         if json:
             print_json({"dropped": existed, "path": str(path)})
         else:
-            Console(highlight=False).print(
+            stdout_console().print(
                 f"Removed the embedding index {path}." if existed else "There was no index."
             )
         return
@@ -108,7 +109,7 @@ def index(
                 }
             )
             return
-        out = Console(highlight=False)
+        out = stdout_console()
         out.print(f"{len(wiki.catalog)} pages ({wiki.catalog.files_read} read now).")
         print_embedding_state(wiki, out)
         return
@@ -136,7 +137,7 @@ def _build(
     if json:
         print_json(report.to_dict())
         return
-    out = Console(highlight=False)
+    out = stdout_console()
     what = "Built" if report.rebuilt else "Refreshed"
     out.print(
         f"{what} the embedding index: {report.embedded} page(s) embedded, {report.reused} "
@@ -180,7 +181,7 @@ def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
 
 def print_embedding_state(wiki: Wiki, out: Console | None = None) -> None:
     """One line for `doctor` and `index`: the embedding index and whether search uses it."""
-    out = out or Console(highlight=False)
+    out = out or stdout_console()
     report = index_report(wiki.location, wiki.catalog)
     out.print(f"[bold]Embeddings[/bold]     {escape(describe(report))}")
 

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.output import stdout_console
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
 from wikiq.retrieve.evaluate import load_questions, report, run_questions
@@ -67,7 +68,7 @@ def search(
 
 
 def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | None = None) -> None:
-    out = console or Console(highlight=False)
+    out = console or stdout_console()
     if r.pure_llm:
         out.print(f"[bold yellow]{r.arm}[/bold yellow]  nothing in this vault matches: {r.reason}.")
         return
@@ -173,7 +174,7 @@ def eval_command(
     rows = [("overall", data["overall"]), *data["by_kind"].items()]
     for name, summary in rows:
         table.add_row(name, *[_fmt(summary[c]) for c in cols])
-    Console(highlight=False).print(table)
+    stdout_console().print(table)
 
 
 def _fmt(value: object) -> str:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.health import VaultHealth, vault_health
@@ -48,7 +49,7 @@ def _config_report() -> dict[str, Any]:
 
 
 def _print_config(c: dict[str, Any]) -> None:
-    out = Console(highlight=False)
+    out = stdout_console()
     where = c["file"] if c["file_exists"] else f"{c['file']} (not created)"
     out.print(f"[bold]Config[/bold]       {where}", markup=True)
     for role in ("answer_model", "keyword_model"):
@@ -66,7 +67,7 @@ def _print_config(c: dict[str, Any]) -> None:
 
 
 def _print_health(h: VaultHealth) -> None:
-    out = Console(highlight=False)
+    out = stdout_console()
     out.print(f"[bold]Vault[/bold]        {h.vault}")
     if h.layout == "llm-wiki":
         out.print(f"[bold]Wiki folder[/bold]  {h.wiki_folder}  (LLM Wiki layout)")
@@ -175,7 +176,7 @@ def pages(
             if on
         )
         table.add_row(p.path, p.type, p.title, flags)
-    console = Console(highlight=False)
+    console = stdout_console()
     console.print(table)
     console.print(f"{len(rows)} page(s)", style="dim")
 
@@ -203,7 +204,7 @@ def show(
     if json:
         print_json(info)
         return
-    out = Console(highlight=False)
+    out = stdout_console()
     out.print(f"[bold]{info['title']}[/bold]  ({info['path']}, {info['type'] or 'no type'})")
     out.print(f"file: {info['file']}", markup=False)
     if info["aliases"]:

@@ -7,7 +7,7 @@ can see what the cascade decides and why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from wikiq.retrieve.ppr import Direction
@@ -69,7 +69,7 @@ OPEN_WEIGHTS = FusionWeights(
 )
 # A question about the vault's whole subject (Sources+PPR): the sources come first, then the
 # pages they link to. Seed credit larger than what links and PPR can add up to elsewhere.
-SUBJECT_WEIGHTS = FusionWeights(**{**OPEN_WEIGHTS.__dict__, "seed": 3.0})
+SUBJECT_WEIGHTS = replace(OPEN_WEIGHTS, seed=3.0)
 
 
 @dataclass(frozen=True)
