@@ -44,7 +44,7 @@ def record(answer: Answer) -> dict[str, Any]:
             for key in ("retrieve", "to_model", "first_token", "total")
             if key in t
         },
-        "tokens": answer.usage.total_tokens,
+        "tokens": answer.total_tokens,
     }
 
 

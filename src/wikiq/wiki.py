@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from wikiq.config import Config, load_config
 from wikiq.embed.semantic import semantic_source
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
+from wikiq.retrieve.keywords import CountingKeywords
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog
 from wikiq.vault.locate import VaultLocation, locate_vault
@@ -111,8 +112,10 @@ class Wiki:
         choice = self.choose_model(model)
         keyword_model = self.models.keyword_model(choice.model)
         retriever = self.retriever
+        keywords: CountingKeywords | None = None
         if keyword_model is not None:
-            retriever = retriever.with_sources(keywords=self.models.keywords(keyword_model))
+            keywords = CountingKeywords(self.models.keywords(keyword_model))
+            retriever = retriever.with_sources(keywords=keywords)
         notes = [choice.note()] if choice.note() else []
         events = self._get_answerer().stream(
             question,
@@ -123,8 +126,11 @@ class Wiki:
             retrieve=lambda q, n: retriever.retrieve(q, k=n),
         )
         for event in events:
-            if isinstance(event, AnswerDone) and self.config.get("query_log"):
-                querylog.append(event.answer)
+            if isinstance(event, AnswerDone):
+                if keywords is not None:
+                    event.answer.keyword_usage = keywords.usage
+                if self.config.get("query_log"):
+                    querylog.append(event.answer)
             yield event
 
     def ask(

@@ -289,6 +289,7 @@ def test_answer_json_has_every_field_a_client_needs(
         "completion_tokens": 56,
         "total_tokens": 1290,
         "estimated": False,
+        "keywords": {"prompt_tokens": 0, "completion_tokens": 0},  # the question named a page
     }
     assert set(data["timings_ms"]) >= {"retrieve", "assemble", "to_model", "first_token", "total"}
     assert data["retrieval"]["arm"] == data["arm"]

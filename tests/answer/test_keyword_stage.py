@@ -145,3 +145,23 @@ def test_reasoning_is_kept_apart_by_every_provider(fake_llm: FakeLLM) -> None:
     fake_llm.script(Reply.thinking("inline thoughts", "the answer"))
     done = models["openai"].complete(question)
     assert (done.text, done.reasoning) == ("the answer", "inline thoughts")
+
+
+def test_the_keyword_calls_tokens_are_counted_in_the_answers_usage(
+    plant_wiki: Wiki, make_model: ModelFactory, fake_llm: FakeLLM
+) -> None:
+    fake_llm.script(
+        Reply.text('{"keywords": ["photosynthesis"]}', usage=(40, 6)),
+        Reply.text("Leaves use light [[__WIKI_FOLDER__/concepts/photosynthesis]].", usage=(300, 12)),
+    )
+
+    answer = plant_wiki.ask(QUESTION, model=make_model())
+
+    usage = answer.to_dict()["usage"]
+    assert usage["keywords"] == {"prompt_tokens": 40, "completion_tokens": 6}
+    assert (usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]) == (340, 18, 358)
+
+    # Asked again, the keywords come from the cache: no model call, no keyword tokens.
+    fake_llm.script(Reply.text("Leaves use light [[__WIKI_FOLDER__/concepts/photosynthesis]].", usage=(300, 12)))
+    again = plant_wiki.ask(QUESTION, model=make_model()).to_dict()["usage"]
+    assert again["keywords"] == {"prompt_tokens": 0, "completion_tokens": 0} and again["total_tokens"] == 312

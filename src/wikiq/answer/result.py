@@ -70,8 +70,14 @@ class Answer:
     notes: list[str] = field(default_factory=list)  # e.g. "2 earlier turns left out"
     budget: dict[str, int] = field(default_factory=dict)
     usage_estimated: bool = False  # the server reported no token counts: wikiq's estimate
+    keyword_usage: Usage = field(default_factory=Usage)  # Stage 2's model calls for this answer
     vault: str = ""
     wiki_folder: str = ""
+
+    @property
+    def total_tokens(self) -> int:
+        """Every token this answer cost: the answer itself and its keyword extraction."""
+        return self.usage.total_tokens + self.keyword_usage.total_tokens
 
     def turn(self) -> Turn:
         """This exchange as history for the next question."""
@@ -93,10 +99,16 @@ class Answer:
             "notes": list(self.notes),
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "total_tokens": self.usage.total_tokens,
+                "prompt_tokens": self.usage.prompt_tokens + self.keyword_usage.prompt_tokens,
+                "completion_tokens": (
+                    self.usage.completion_tokens + self.keyword_usage.completion_tokens
+                ),
+                "total_tokens": self.total_tokens,
                 "estimated": self.usage_estimated,
+                "keywords": {
+                    "prompt_tokens": self.keyword_usage.prompt_tokens,
+                    "completion_tokens": self.keyword_usage.completion_tokens,
+                },
             },
             "budget": dict(self.budget),
             "retrieval": self.retrieval.to_dict(self.vault, self.wiki_folder),

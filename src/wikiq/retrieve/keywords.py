@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from wikiq.errors import WikiqError
-from wikiq.llm.base import ChatModel, Message
+from wikiq.llm.base import ChatModel, Message, Usage
 
 MAX_KEYWORDS = 10
 MAX_WORDS_PER_KEYWORD = 5
@@ -120,24 +120,28 @@ class KeywordExtractor:
 
     def __call__(self, question: str) -> list[str]:
         """Keywords for `question`; [] if the model fails (the cascade then moves on)."""
+        return self.extract(question)[0]
+
+    def extract(self, question: str) -> tuple[list[str], Usage]:
+        """Keywords for `question` and the tokens the model spent on them (none when cached)."""
         self.last_error = None
         cached = self._read_cache(question)
         if cached is not None:
-            return cached
+            return cached, Usage()
         try:
             reply = self.model.complete(
                 keyword_messages(question), max_tokens=KEYWORD_MAX_TOKENS, json_mode=True
             )
         except WikiqError as err:
             self.last_error = str(err)
-            return []
+            return [], Usage()
         keywords = parse_keywords(reply.text)
         if not keywords and reply.reasoning:
             # A reasoning model that spent its budget thinking: its thoughts name the concepts.
             keywords = parse_keywords(reply.reasoning)
         if keywords:
             self._write_cache(question, keywords)
-        return keywords
+        return keywords, reply.usage
 
     def _read_cache(self, question: str) -> list[str] | None:
         path = self._cache_file(question)
@@ -158,3 +162,19 @@ class KeywordExtractor:
             path.write_text(json.dumps(keywords, ensure_ascii=False), encoding="utf-8")
         except OSError:
             pass  # a cache that cannot be written only costs a repeated model call
+
+
+class CountingKeywords:
+    """One answer's keyword source: the shared extractor, plus the tokens this answer spent.
+
+    The extractor is shared by every question (and by the web server's threads); the tokens
+    are counted per answer, so each answer reports what its own keywords cost."""
+
+    def __init__(self, extractor: KeywordExtractor) -> None:
+        self.extractor = extractor
+        self.usage = Usage()
+
+    def __call__(self, question: str) -> list[str]:
+        keywords, usage = self.extractor.extract(question)
+        self.usage.add(usage)
+        return keywords
