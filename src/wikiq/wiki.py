@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from wikiq.config import Config, load_config
 from wikiq.embed.semantic import semantic_source
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
-from wikiq.retrieve.keywords import CountingKeywords
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog
 from wikiq.vault.locate import VaultLocation, locate_vault
@@ -108,6 +107,7 @@ class Wiki:
         """
         from wikiq import querylog
         from wikiq.answer.events import AnswerDone
+        from wikiq.retrieve.keywords import CountingKeywords
 
         choice = self.choose_model(model)
         keyword_model = self.models.keyword_model(choice.model)
