@@ -197,8 +197,8 @@ def describe(report: IndexReport | None) -> str:
     ]
     if state.changed or state.missing:
         parts.append(
-            f"{len(state.changed)} edited and {len(state.missing)} new page(s) since built "
-            "(run wikiq index --embed)"
+            f"{len(state.changed)} changed on disk and {len(state.missing)} new page(s) since "
+            "built (wikiq index --embed re-embeds only pages whose text changed)"
         )
     parts.append(f"not used: {report.problem}" if report.problem else "used by search")
     return "; ".join(parts)
