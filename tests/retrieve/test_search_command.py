@@ -72,3 +72,13 @@ def test_piped_eval_table_keeps_every_column_header_whole() -> None:
     assert res.code == 0, res.stderr
     header = res.stdout.splitlines()[0].split()
     assert header == ["set", "n", "recall@5", "recall@10", "all_gold@5", "mrr", "abstain_acc", "false_abstain", "p50_ms", "p95_ms"]
+
+
+def test_explain_fits_an_80_column_terminal_without_splitting_words() -> None:
+    res = run_wikiq("search", "Hohmann transfer orbit", "--vault", str(DEMO), "--explain", env={"COLUMNS": "80"})
+    assert res.code == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    header = next(line for line in lines if line.split()[:3] == ["#", "score", "page"])
+    assert header.split()[3:] == ["lex", "body", "lead", "ppr", "out", "cent"]
+    assert any("concepts/hohmann-transfer-orbit" in line for line in lines)

@@ -67,6 +67,11 @@ def search(
     print_retrieval(result, explain=explain)
 
 
+# Below this many columns, `--explain` drops the title column and shortens the signals.
+WIDE_EXPLAIN = 130
+SHORT_SIGNAL_NAMES = {"link_out": "out", "centrality": "cent"}
+
+
 def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | None = None) -> None:
     out = console or stdout_console()
     if r.pure_llm:
@@ -88,22 +93,28 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
         out.print(seeds)
         if r.keywords:
             out.print("model keywords: " + ", ".join(r.keywords), markup=False)
+    # On a narrow terminal the signals keep their own columns and the titles make way (the
+    # path names the page too), so no cell is folded mid-word.
+    compact = explain and out.width < WIDE_EXPLAIN
     table = Table(box=None, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("page", overflow="fold")
-    table.add_column("title", overflow="fold")
+    if not compact:
+        table.add_column("title", overflow="fold")
     # The signal columns: those every search has, plus embeddings when Stage 0 ran.
     signals = ["lex", "body", "lead", "ppr", "link_out", "centrality"]
     if any(p.signals.get("sem") for p in r.results):
         signals.insert(3, "sem")
     if explain:
         for col in signals:
-            table.add_column(col.replace("_", " "), justify="right")
+            header = SHORT_SIGNAL_NAMES.get(col, col) if compact else col.replace("_", " ")
+            table.add_column(header, justify="right", no_wrap=True)
+    digits = 2 if compact else 3
     for n, p in enumerate(r.results, start=1):
-        row = [str(n), f"{p.score:.2f}", p.path, p.title]
+        row = [str(n), f"{p.score:.2f}", p.path] + ([] if compact else [p.title])
         if explain:
-            row += [f"{p.signals.get(col, 0.0):.3f}" for col in signals]
+            row += [f"{p.signals.get(col, 0.0):.{digits}f}" for col in signals]
         table.add_row(*row)
     out.print(table)
     if explain:
