@@ -6,14 +6,15 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import httpx
+
 from wikiq.llm import failures
 from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.failures import Endpoint, display_url
-from wikiq.llm.provider import HttpChatModel, as_int, split_system
-from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
 from wikiq.llm.thinking import split_thinking
-from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -40,14 +41,15 @@ class AnthropicModel(HttpChatModel):
         headers = {"anthropic-version": API_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        endpoint = Endpoint(
-            where=display_url(base_url),
-            model=model,
+        transport = keyed_transport(
+            base_url,
+            model,
+            api_key=api_key,
             key_env=key_env,
-            has_key=bool(api_key),
-            secrets=(api_key,) if api_key else (),
+            headers=headers,
+            timeout=timeout,
+            retry=retry,
         )
-        transport = Transport(base_url, endpoint, headers=headers, timeout=timeout, retry=retry)
         window = context_window or default_context_window("anthropic", model)
         super().__init__("anthropic", model, transport, window)
 
@@ -83,19 +85,11 @@ class AnthropicModel(HttpChatModel):
             reasoning="\n".join(t for t in (extended, thought) if t),
         )
 
-    def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> TextStream:
-        def open_events() -> Iterator[Event]:
-            body = self._body(messages, max_tokens, temperature, stream=True)
-            response = self._transport.open_stream(PATH, body)
-            return self._events(self._transport.lines(response))
-
-        return TextStream(open_events, self._transport)
+    def _open_stream(
+        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+    ) -> httpx.Response:
+        body = self._body(messages, max_tokens, temperature, stream=True)
+        return self._transport.open_stream(PATH, body)
 
     def _body(
         self,

@@ -6,14 +6,16 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import httpx
+
 from wikiq.llm import failures
 from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.failures import Endpoint, ModelServerError, display_url
-from wikiq.llm.provider import HttpChatModel, as_int, split_system
-from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.failures import ModelServerError
+from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
 from wikiq.llm.thinking import split_thinking
-from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -34,14 +36,15 @@ class GeminiModel(HttpChatModel):
     ) -> None:
         model = model.removeprefix("models/")
         headers = {"x-goog-api-key": api_key} if api_key else {}
-        endpoint = Endpoint(
-            where=display_url(base_url),
-            model=model,
+        transport = keyed_transport(
+            base_url,
+            model,
+            api_key=api_key,
             key_env=key_env,
-            has_key=bool(api_key),
-            secrets=(api_key,) if api_key else (),
+            headers=headers,
+            timeout=timeout,
+            retry=retry,
         )
-        transport = Transport(base_url, endpoint, headers=headers, timeout=timeout, retry=retry)
         window = context_window or default_context_window("gemini", model)
         super().__init__("gemini", model, transport, window)
 
@@ -67,20 +70,12 @@ class GeminiModel(HttpChatModel):
             reasoning="\n".join(t for t in (_text(data, thoughts=True).strip(), thought) if t),
         )
 
-    def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> TextStream:
-        def open_events() -> Iterator[Event]:
-            body = self._body(messages, max_tokens, temperature)
-            path = f"/models/{self.model}:streamGenerateContent"
-            response = self._transport.open_stream(path, body, params={"alt": "sse"})
-            return self._events(self._transport.lines(response))
-
-        return TextStream(open_events, self._transport)
+    def _open_stream(
+        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+    ) -> httpx.Response:
+        body = self._body(messages, max_tokens, temperature)
+        path = f"/models/{self.model}:streamGenerateContent"
+        return self._transport.open_stream(path, body, params={"alt": "sse"})
 
     def _body(
         self,

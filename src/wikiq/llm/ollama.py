@@ -10,12 +10,14 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import httpx
+
 from wikiq.llm import failures
 from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.provider import HttpChatModel, as_int
-from wikiq.llm.streaming import Event, TextStream, UsageUpdate
+from wikiq.llm.streaming import Event, UsageUpdate
 from wikiq.llm.thinking import split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
@@ -104,19 +106,11 @@ class OllamaModel(HttpChatModel):
             reasoning="\n".join(t for t in (native, thought) if t),
         )
 
-    def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> TextStream:
-        def open_events() -> Iterator[Event]:
-            body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
-            response = self._transport.open_stream("/api/chat", body)
-            return self._events(self._transport.lines(response))
-
-        return TextStream(open_events, self._transport)
+    def _open_stream(
+        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+    ) -> httpx.Response:
+        body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+        return self._transport.open_stream("/api/chat", body)
 
     def _body(
         self,

@@ -11,14 +11,16 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+import httpx
+
 from wikiq.llm import failures
 from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.failures import Endpoint, ModelServerError, display_url
-from wikiq.llm.provider import HttpChatModel, as_int
-from wikiq.llm.streaming import Event, TextStream, UsageUpdate, iter_sse
+from wikiq.llm.failures import ModelServerError
+from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
 from wikiq.llm.thinking import split_thinking
-from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
+from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 T = TypeVar("T")
 
@@ -43,14 +45,15 @@ class OpenAICompatModel(HttpChatModel):
     ) -> None:
         all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         all_headers.update(headers or {})
-        endpoint = Endpoint(
-            where=display_url(base_url),
-            model=model,
+        transport = keyed_transport(
+            base_url,
+            model,
+            api_key=api_key,
             key_env=key_env,
-            has_key=bool(api_key),
-            secrets=(api_key,) if api_key else (),
+            headers=all_headers,
+            timeout=timeout,
+            retry=retry,
         )
-        transport = Transport(base_url, endpoint, headers=all_headers, timeout=timeout, retry=retry)
         window = context_window or default_context_window(label, model)
         super().__init__(label, model, transport, window)
         self._send_stream_usage = True
@@ -84,19 +87,11 @@ class OpenAICompatModel(HttpChatModel):
             reasoning=_join(_message_reasoning(data), thought),
         )
 
-    def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> TextStream:
-        def open_events() -> Iterator[Event]:
-            body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
-            response = self._adapting(lambda b: self._transport.open_stream(PATH, b), body)
-            return self._events(self._transport.lines(response))
-
-        return TextStream(open_events, self._transport)
+    def _open_stream(
+        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+    ) -> httpx.Response:
+        body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+        return self._adapting(lambda b: self._transport.open_stream(PATH, b), body)
 
     def _body(
         self,

@@ -1,17 +1,23 @@
-"""What every HTTP provider shares: its name, its context window, its connection's lifetime."""
+"""What every HTTP provider shares: its name, its context window, its connection's lifetime,
+and how a streamed answer is opened and read (each provider supplies its request and its
+wire format)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self
 
+import httpx
+
 from wikiq.llm.base import Message
-from wikiq.llm.transport import Transport
+from wikiq.llm.failures import Endpoint, display_url
+from wikiq.llm.streaming import Event, TextStream
+from wikiq.llm.transport import RetryPolicy, Transport
 
 
 class HttpChatModel:
-    """Base of the providers; subclasses add `complete` and `stream`."""
+    """Base of the providers; subclasses add `complete`, `_open_stream` and `_events`."""
 
     def __init__(self, label: str, model: str, transport: Transport, context_window: int) -> None:
         self.model = model
@@ -31,6 +37,32 @@ class HttpChatModel:
     def base_url(self) -> str:
         return self._transport.endpoint.where
 
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> TextStream:
+        """The answer's text as it arrives. The request goes out when iteration starts, and
+        again if the connection drops before the first token (TextStream retries)."""
+
+        def open_events() -> Iterator[Event]:
+            response = self._open_stream(messages, max_tokens, temperature)
+            return self._events(self._transport.lines(response))
+
+        return TextStream(open_events, self._transport)
+
+    def _open_stream(
+        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+    ) -> httpx.Response:
+        """Send the provider's streaming request; the open response."""
+        raise NotImplementedError
+
+    def _events(self, lines: Iterator[str]) -> Iterator[Event]:
+        """The provider's stream, line by line, as text, usage and end events."""
+        raise NotImplementedError
+
     def close(self) -> None:
         self._transport.close()
 
@@ -48,6 +80,29 @@ class HttpChatModel:
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
         return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
+
+
+def keyed_transport(
+    base_url: str,
+    model: str,
+    *,
+    api_key: str | None,
+    key_env: str | None,
+    headers: dict[str, str],
+    timeout: float,
+    retry: RetryPolicy | None,
+) -> Transport:
+    """The connection of a provider that authenticates with an API key (sent in `headers`).
+
+    The key is registered as a secret, so no error message or log line can ever show it."""
+    endpoint = Endpoint(
+        where=display_url(base_url),
+        model=model,
+        key_env=key_env,
+        has_key=bool(api_key),
+        secrets=(api_key,) if api_key else (),
+    )
+    return Transport(base_url, endpoint, headers=headers, timeout=timeout, retry=retry)
 
 
 def as_int(value: Any) -> int | None:
