@@ -186,3 +186,20 @@ def test_subject_rule_needs_sources_enough_pages_and_no_named_page(make_catalog:
 def test_no_subject_mode_switches_the_rule_off(make_catalog: CatalogFactory) -> None:
     r = Retriever(make_catalog(_clinic(40))).with_settings(mode="no-subject").retrieve("Larkspur Clinic")
     assert r.arm == ARM_BODY
+
+
+def test_a_chinese_wrapper_around_an_english_name_still_names_the_page(space: Catalog, make_catalog: CatalogFactory) -> None:
+    # "Moon 的资料" asks for material on the Moon: 资料 names nothing in the vault, and must
+    # not turn a question that names a page into a weak match (which would call the model).
+    r = Retriever(space).retrieve("Moon 的资料")
+    assert r.arm == ARM_LEX and r.results[0].path == "entities/moon"
+    assert r.query == "Moon 的资料"
+    # Without it, a question of common words alone is the vault's subject, not "not covered".
+    r = Retriever(make_catalog(_clinic(40))).retrieve("Larkspur Clinic 的详细信息")
+    assert r.arm == ARM_SUBJECT and not r.pure_llm
+
+
+def test_a_page_titled_with_a_filler_word_is_still_named_by_it(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog(SPACE | {"concepts/sheji-xinxi": page("设计信息", "关于设计的信息。")})
+    r = Retriever(catalog).retrieve("设计信息")
+    assert r.arm == ARM_LEX and r.results[0].path == "concepts/sheji-xinxi"

@@ -199,3 +199,12 @@ def test_half_width_katakana_and_radicals_are_normalised() -> None:
 
 def test_decomposed_accents_match_composed_ones() -> None:
     assert tokenize("e\u0301cole") == tokenize("école") == ["école"]
+
+
+def test_question_fillers_go_but_words_that_contain_them_stay() -> None:
+    from wikiq.text.tokenize import strip_fillers
+
+    assert strip_fillers("邵弁的资料") == "邵弁的"
+    assert strip_fillers("Pinewood Heart Center 的详细信息") == "Pinewood Heart Center 的"
+    assert strip_fillers("资料库是什么") == "资料库是什么"  # 资料库 (database) is one word
+    assert strip_fillers("How does a gravity assist work?") == "How does a gravity assist work?"

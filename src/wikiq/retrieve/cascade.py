@@ -36,6 +36,7 @@ from wikiq.retrieve.result import (
     Seed,
 )
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
+from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
@@ -112,12 +113,7 @@ class Retriever:
         timings["index"] = _ms(t0)
         s = self.settings
         ev = self._evidence(question, k, timings)
-
-        # Strong: one name explains the question well, or several whole names do together
-        # ("Was Ausaf Ali or Steven Perry born first?").
-        lex_strong = bool(ev.lex) and (
-            ev.lex[0].score >= s.lex_strong_score or ev.joint >= s.joint_strong_coverage
-        )
+        lex_strong = self._lex_strong(ev)
         body_strong = (
             len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
         )
@@ -185,14 +181,27 @@ class Retriever:
         timings["total"] = _ms(t0)
         return Retrieval(question, arm, False, seeds, results, timings, keywords, reason)
 
-    def _evidence(self, question: str, k: int, timings: dict[str, float]) -> _Evidence:
+    def _names(self, question: str) -> _Evidence:
+        """Stage 1 alone: the question's terms and the names they match."""
         s, ix = self.settings, self.indexes
-        t = time.perf_counter()
         features = name_features(question)
         terms = match_terms(question)
         weight = ix.names.question_weight(features, terms)
         lex = ix.names.match(features, query_weight=weight) if s.mode != "body" else []
         joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
+        none = BodyHits.empty()
+        return _Evidence(features, terms, lex, joint, none, none, [])
+
+    def _evidence(self, question: str, k: int, timings: dict[str, float]) -> _Evidence:
+        s, ix = self.settings, self.indexes
+        t = time.perf_counter()
+        ev = self._names(question)
+        # "邵弁的资料": words that only wrap the subject ("materials on") go, unless the
+        # question names a page as asked (a page may be titled with one).
+        plain = strip_fillers(question)
+        if plain != question and not self._lex_strong(ev):
+            ev = self._names(plain)
+        features, terms, lex = ev.features, ev.terms, ev.lex
         timings["lex"] = _ms(t)
 
         t = time.perf_counter()
@@ -214,7 +223,7 @@ class Retriever:
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
-        return _Evidence(features, terms, lex, joint, body, lead, sem)
+        return _Evidence(features, terms, lex, ev.joint, body, lead, sem)
 
     def _expand_with_names(self, ev: _Evidence, timings: dict[str, float]) -> None:
         """Search the text again with the named page's title and aliases: the vault's own
@@ -231,6 +240,14 @@ class Retriever:
             ev.body = self.indexes.body.search(ev.terms + extra, limit=limit)
             ev.lead = self.indexes.lead.search(ev.terms + extra, limit=limit)
             timings["body"] += _ms(t)
+
+    def _lex_strong(self, ev: _Evidence) -> bool:
+        """One name explains the question well, or several whole names do together ("Was
+        Ausaf Ali or Steven Perry born first?")."""
+        s = self.settings
+        return bool(ev.lex) and (
+            ev.lex[0].score >= s.lex_strong_score or ev.joint >= s.joint_strong_coverage
+        )
 
     def _is_named(self, best: NameMatch) -> bool:
         """The question is a page's whole name and nothing else ("Apollo 11", "邵弁")."""

@@ -44,6 +44,17 @@ CHINESE = frozenset_of_words(
     """
 )
 
+# Words a Chinese question wraps its subject in ("邵弁的资料", "X 的详细信息", "X 的具体情况"):
+# they ask for *something about* the subject and name nothing in the vault. Stripped from a
+# question that names no page (a page may be titled with one: "个人信息"), never from pages.
+QUESTION_FILLERS = frozenset_of_words(
+    """
+    资料 信息 内容 情况 简介 概述 概况 详细 具体 详情 讲讲 说说 讲解 聊聊 知识点
+    详细信息 详细资料 详细情况 具体情况 具体内容 相关资料 相关信息 相关内容 基本情况
+    基本信息 主要内容 相关 主要
+    """
+)
+
 JAPANESE = frozenset_of_words(
     """
     これ それ あれ どれ この その あの どの ここ そこ どこ です ます でした ました する した

@@ -31,8 +31,9 @@ from wikiq.text.scripts import CJK, HAN, HANGUL, HIRAGANA, KATAKANA
 from wikiq.text.stemming import stem
 from wikiq.text.stopwords import CJK as _CJK_STOP
 from wikiq.text.stopwords import ENGLISH as _DROP
+from wikiq.text.stopwords import QUESTION_FILLERS
 
-__all__ = ["QueryTerms", "cjk_bigrams", "query_terms", "stem", "tokenize"]
+__all__ = ["QueryTerms", "cjk_bigrams", "query_terms", "stem", "strip_fillers", "tokenize"]
 
 # Splitting on CJK runs (kept by the capturing group) leaves the other text at even indexes
 # and the runs at odd ones.
@@ -213,3 +214,16 @@ def query_terms(text: str) -> QueryTerms:
         unsegmented_runs=tuple(dict.fromkeys(tokenizer.unsegmented or [])),
         has_cjk=bool(runs),
     )
+
+
+def strip_fillers(question: str) -> str:
+    """The question without the Chinese words that only wrap its subject ("的资料",
+    "的详细信息"); unchanged when it has none. Words are cut where the segmenter cuts them,
+    so a filler inside a longer word ("资料库") stays."""
+    if not any(f in question for f in QUESTION_FILLERS):
+        return question
+    pieces = _CJK_SPLIT.split(question)
+    for i in range(1, len(pieces), 2):  # the CJK runs
+        words = _segmenter().cut(pieces[i])
+        pieces[i] = "".join(w for w in words if w not in QUESTION_FILLERS)
+    return "".join(pieces)
