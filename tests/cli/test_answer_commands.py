@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_in_process as run
 from tests.support.fake_llm import FakeLLM, Reply
-from wikiq.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "examples" / "demo-vault")
@@ -29,16 +29,6 @@ ANSWER = (
 def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WIKIQ_DETECT_OLLAMA", "0")
     monkeypatch.setenv("WIKIQ_KEYWORD_MODEL", "none")  # scripts then hold only answers
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def model_args(llm: FakeLLM) -> list[str]:

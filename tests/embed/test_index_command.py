@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.embed.fakes import FakeEmbedder
+from tests.support.cli import run_in_process as run
 from tests.support.vaults import VaultFactory
-from wikiq.cli import index_commands, main
+from wikiq.cli import index_commands
 from wikiq.embed import semantic as semantic_module
 from wikiq.embed.index import load_index
 
@@ -25,16 +26,6 @@ def vault(make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(index_commands, "open_embedder", lambda *a, **k: fake)
     monkeypatch.setattr(semantic_module, "open_embedder", lambda *a, **k: fake)
     return make_vault(PAGES)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_index_embed_builds_then_refreshes_and_search_uses_it(

@@ -1,4 +1,5 @@
-"""Running the real `wikiq` command in a subprocess, as a user would."""
+"""Running the real `wikiq` command: in a subprocess, as a user would, or in this process (so
+tests can monkeypatch what it opens)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+
+from wikiq.cli import main
 
 
 @dataclass
@@ -28,3 +33,14 @@ def run_wikiq(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
         timeout=timeout,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`wikiq ARGS...` called in this process: (exit code, stdout, stderr)."""
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
