@@ -12,6 +12,11 @@ from wikiq.llm import open_model
 from wikiq.wiki import Wiki
 
 QUESTION = "How do green leaves turn sunshine into sugar?"
+# A vault whose one page the question never names: only Stage 2 can find it.
+ONE_PAGE = {
+    "wiki/index.md": index_md("- [[concepts/photosynthesis|photosynthesis]]", heading="## Concepts"),
+    "wiki/concepts/photosynthesis.md": "# Photosynthesis\n\nPlants store light as glucose.\n",
+}
 
 
 @pytest.fixture
@@ -69,12 +74,6 @@ def test_a_reasoning_model_that_spent_its_budget_thinking_still_yields_keywords(
 def test_a_separate_keyword_model_is_used_for_stage_2_only(
     make_vault: VaultFactory, fake_llm: FakeLLM
 ) -> None:
-    files = {
-        "wiki/index.md": index_md(
-            "- [[concepts/photosynthesis|photosynthesis]]", heading="## Concepts"
-        ),
-        "wiki/concepts/photosynthesis.md": "# Photosynthesis\n\nPlants store light as glucose.\n",
-    }
     config = load_config(
         env={
             "WIKIQ_MODEL": "local:answer-model",
@@ -83,7 +82,7 @@ def test_a_separate_keyword_model_is_used_for_stage_2_only(
             "WIKIQ_DETECT_OLLAMA": "0",
         }
     )
-    wiki = Wiki.open(make_vault(files), config=config)
+    wiki = Wiki.open(make_vault(ONE_PAGE), config=config)
     fake_llm.script('["photosynthesis"]', "Glucose [[__WIKI_FOLDER__/concepts/photosynthesis]].")
 
     answer = wiki.ask(QUESTION)
@@ -95,16 +94,10 @@ def test_a_separate_keyword_model_is_used_for_stage_2_only(
 def test_search_uses_the_configured_keyword_model_and_caches_its_answer(
     make_vault: VaultFactory, fake_llm: FakeLLM
 ) -> None:
-    files = {
-        "wiki/index.md": index_md(
-            "- [[concepts/photosynthesis|photosynthesis]]", heading="## Concepts"
-        ),
-        "wiki/concepts/photosynthesis.md": "# Photosynthesis\n\nPlants store light as glucose.\n",
-    }
     config = load_config(
         env={"WIKIQ_KEYWORD_MODEL": "local:kw", "WIKIQ_KEYWORD_BASE_URL": fake_llm.base_url}
     )
-    root = make_vault(files)
+    root = make_vault(ONE_PAGE)
     fake_llm.script('{"keywords": ["photosynthesis"]}')
 
     first = Wiki.open(root, config=config).search(QUESTION)
