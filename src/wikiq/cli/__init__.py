@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import sys
 
-import click
 import typer
 
 from wikiq.cli.app import app
 from wikiq.errors import WikiqError
+
+try:  # Typer 0.29 and later raise their bundled copy of click's exceptions...
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - ...older Typer raises click's own
+    from click import ClickException  # type: ignore[assignment]
 
 # Importing the command modules registers their commands on `app`, in the order `--help`
 # lists them: asking first, then finding, then looking at the vault, then serving it.
@@ -30,10 +34,10 @@ def main(argv: list[str] | None = None) -> None:
     except WikiqError as err:
         print(str(err), file=sys.stderr)
         sys.exit(err.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("Aborted.", file=sys.stderr)
         sys.exit(130)
-    except click.ClickException as err:
+    except ClickException as err:  # a usage error: unknown command, missing or bad argument
         err.show()
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
