@@ -51,7 +51,6 @@ SemanticSource = Callable[[str, int], list[tuple[int, float]]]
 class _Evidence:
     """What the cheap stages found for one question."""
 
-    features: list[str]
     terms: list[str]
     lex: list[NameMatch]
     joint: float  # share of the question explained by the whole names it contains, together
@@ -118,7 +117,7 @@ class Retriever:
             len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
         )
         sem_strong = _standout(ev.sem) >= s.sem_strong_similarity
-        named = lex_strong and self._is_named(ev.lex[0])
+        named = self._named(ev)
 
         seeds: list[Seed] = []
         keywords: list[str] = []
@@ -126,7 +125,6 @@ class Retriever:
         if lex_strong:
             seeds = self._lex_seeds(ev.lex)
             arm, reason = ARM_LEX, f"the question names '{ev.lex[0].name}'"
-            self._expand_with_names(ev, timings)
             if not named:
                 seeds += self._body_seeds(ev.body)
         elif subject := self._subject_seeds(ev):
@@ -190,7 +188,7 @@ class Retriever:
         lex = ix.names.match(features, query_weight=weight) if s.mode != "body" else []
         joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
         none = BodyHits.empty()
-        return _Evidence(features, terms, lex, joint, none, none, [])
+        return _Evidence(terms, lex, joint, none, none, [])
 
     def _evidence(self, question: str, k: int, timings: dict[str, float]) -> _Evidence:
         s, ix = self.settings, self.indexes
@@ -201,12 +199,12 @@ class Retriever:
         plain = strip_fillers(question)
         if plain != question and not self._lex_strong(ev):
             ev = self._names(plain)
-        features, terms, lex = ev.features, ev.terms, ev.lex
         timings["lex"] = _ms(t)
 
         t = time.perf_counter()
         limit = max(s.candidates_per_signal, k * 3)
         text = s.mode != "lexical"
+        terms = ev.terms + self._name_synonyms(ev)
         body = ix.body.search(terms, limit=limit) if text else BodyHits.empty()
         lead = ix.lead.search(terms, limit=limit) if text else BodyHits.empty()
         timings["body"] = _ms(t)
@@ -214,7 +212,7 @@ class Retriever:
         sem: list[tuple[int, float]] = []
         # A question that is exactly a page's name gets no semantic weight (NAMED_WEIGHTS), so
         # it skips the embedding too: ~15 ms saved on the commonest kind of question.
-        named = bool(lex) and self._is_named(lex[0]) and lex[0].score >= s.lex_strong_score
+        named = self._named(ev)
         if (
             self.semantic is not None
             and s.mode not in ("lexical", "body")
@@ -223,23 +221,19 @@ class Retriever:
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
-        return _Evidence(features, terms, lex, ev.joint, body, lead, sem)
+        return replace(ev, body=body, lead=lead, sem=sem)
 
-    def _expand_with_names(self, ev: _Evidence, timings: dict[str, float]) -> None:
-        """Search the text again with the named page's title and aliases: the vault's own
-        synonyms ("echocardiography" also finds pages that say "echo", its alias)."""
-        if not self.settings.expand_with_names or self.settings.mode == "lexical":
-            return
+    def _name_synonyms(self, ev: _Evidence) -> list[str]:
+        """When the question names a page, the words of its title and aliases that the
+        question lacks: the text is searched with the vault's own synonyms too
+        ("echocardiography" also finds pages that say "echo", its alias)."""
+        if not self.settings.expand_with_names or not self._lex_strong(ev):
+            return []
         page = self.catalog.pages[ev.lex[0].page]
         extra: list[str] = []
         for name in (page.title, *page.aliases):
             extra += [t for t in match_terms(name) if t not in ev.terms and t not in extra]
-        if extra:
-            t = time.perf_counter()
-            limit = max(self.settings.candidates_per_signal, len(ev.body.pages))
-            ev.body = self.indexes.body.search(ev.terms + extra, limit=limit)
-            ev.lead = self.indexes.lead.search(ev.terms + extra, limit=limit)
-            timings["body"] += _ms(t)
+        return extra
 
     def _lex_strong(self, ev: _Evidence) -> bool:
         """One name explains the question well, or several whole names do together ("Was
@@ -248,6 +242,10 @@ class Retriever:
         return bool(ev.lex) and (
             ev.lex[0].score >= s.lex_strong_score or ev.joint >= s.joint_strong_coverage
         )
+
+    def _named(self, ev: _Evidence) -> bool:
+        """The question names one page strongly and is that page's whole name."""
+        return self._lex_strong(ev) and self._is_named(ev.lex[0])
 
     def _is_named(self, best: NameMatch) -> bool:
         """The question is a page's whole name and nothing else ("Apollo 11", "邵弁")."""
@@ -357,7 +355,7 @@ class Retriever:
         if len(ev.sem) < 2:
             return {}
         top = ev.sem[0][1]
-        base = float(np.mean([sim for _, sim in ev.sem[1:11]]))
+        base = _rival_mean(ev.sem)
         if top <= base:
             return {}
         damp = min(1.0, (top - base) / s.sem_strong_similarity) if s.sem_strong_similarity else 1.0
@@ -428,13 +426,21 @@ class Retriever:
         ]
 
 
-def _standout(sem: list[tuple[int, float]], rivals: int = 10) -> float:
-    """How far the best page's similarity stands above the mean of the next `rivals`: close
-    neighbours always exist, so only a page that stands out is evidence (this holds across
-    vaults; the similarity itself grows with the vault's size and sameness)."""
+RIVALS = 10  # Stage 0 compares the best page with the mean of this many next-best pages
+
+
+def _rival_mean(sem: list[tuple[int, float]]) -> float:
+    """The mean similarity of the pages right behind the best one."""
+    return float(np.mean([sim for _, sim in sem[1 : RIVALS + 1]]))
+
+
+def _standout(sem: list[tuple[int, float]]) -> float:
+    """How far the best page's similarity stands above its rivals' mean: close neighbours
+    always exist, so only a page that stands out is evidence (this holds across vaults; the
+    similarity itself grows with the vault's size and sameness)."""
     if len(sem) < 2:
         return 0.0
-    return sem[0][1] - float(np.mean([sim for _, sim in sem[1 : rivals + 1]]))
+    return sem[0][1] - _rival_mean(sem)
 
 
 def _dedupe(seeds: list[Seed]) -> list[Seed]:
