@@ -13,7 +13,7 @@ from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import split_thinking
+from wikiq.llm.thinking import join_reasoning, split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -82,7 +82,7 @@ class AnthropicModel(HttpChatModel):
             text=answer,
             usage=Usage(_prompt_tokens(usage) or 0, as_int(usage.get("output_tokens")) or 0),
             model=str(data.get("model") or self.model),
-            reasoning="\n".join(t for t in (extended, thought) if t),
+            reasoning=join_reasoning(extended, thought),
         )
 
     def _open_stream(

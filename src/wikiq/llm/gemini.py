@@ -14,7 +14,7 @@ from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
 from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import split_thinking
+from wikiq.llm.thinking import join_reasoning, split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -67,7 +67,7 @@ class GeminiModel(HttpChatModel):
             text=text,
             usage=Usage(prompt or 0, answer or 0),
             model=str(data.get("modelVersion") or self.model),
-            reasoning="\n".join(t for t in (_text(data, thoughts=True).strip(), thought) if t),
+            reasoning=join_reasoning(_text(data, thoughts=True).strip(), thought),
         )
 
     def _open_stream(

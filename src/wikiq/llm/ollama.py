@@ -18,7 +18,7 @@ from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.provider import HttpChatModel, as_int
 from wikiq.llm.streaming import Event, UsageUpdate
-from wikiq.llm.thinking import split_thinking
+from wikiq.llm.thinking import join_reasoning, split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
@@ -103,7 +103,7 @@ class OllamaModel(HttpChatModel):
                 as_int(data.get("prompt_eval_count")) or 0, as_int(data.get("eval_count")) or 0
             ),
             model=str(data.get("model") or self.model),
-            reasoning="\n".join(t for t in (native, thought) if t),
+            reasoning=join_reasoning(native, thought),
         )
 
     def _open_stream(

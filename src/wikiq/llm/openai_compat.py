@@ -19,7 +19,7 @@ from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
 from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import split_thinking
+from wikiq.llm.thinking import join_reasoning, split_thinking
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 T = TypeVar("T")
@@ -84,7 +84,7 @@ class OpenAICompatModel(HttpChatModel):
                 as_int(usage.get("completion_tokens")) or 0,
             ),
             model=str(data.get("model") or self.model),
-            reasoning=_join(_message_reasoning(data), thought),
+            reasoning=join_reasoning(_message_reasoning(data), thought),
         )
 
     def _open_stream(
@@ -194,10 +194,6 @@ def _message_reasoning(data: dict[str, Any]) -> str:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return ""
-
-
-def _join(*parts: str) -> str:
-    return "\n".join(p for p in parts if p)
 
 
 def _message_text(data: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ class ThinkFilter:
     def __init__(self) -> None:
         self._pending = ""  # held back: may be the start of a tag
         self._thinking = False
-        self.thought = ""  # the reasoning seen so far, kept apart from the visible text
+        self._thought: list[str] = []  # the reasoning seen so far, kept apart from the answer
         self._emitted = False
         # After a think block that opens the answer, the model's "\n\n" is not part of the answer.
         self._trim_leading = False
@@ -33,7 +33,7 @@ class ThinkFilter:
                 if not self._thinking:
                     visible.append(self._emit(text[:at]))
                 else:
-                    self.thought += text[:at] + "\n"
+                    self._thought += (text[:at], "\n")
                     if not self._emitted:
                         self._trim_leading = True
                 text = text[at + len(tag) :]
@@ -43,15 +43,20 @@ class ThinkFilter:
             if not self._thinking:
                 visible.append(self._emit(text[: len(text) - held]))
             else:
-                self.thought += text[: len(text) - held]
+                self._thought.append(text[: len(text) - held])
             self._pending = text[len(text) - held :]
             break
         return "".join(visible)
 
+    @property
+    def thought(self) -> str:
+        """The reasoning seen so far (pieces are joined only when asked: streams never ask)."""
+        return "".join(self._thought)
+
     def finish(self) -> str:
         """Release held-back text; an unterminated think block is dropped."""
         if self._thinking:
-            self.thought += self._pending
+            self._thought.append(self._pending)
         rest = "" if self._thinking else self._pending
         self._pending = ""
         self._thinking = False
@@ -81,8 +86,12 @@ def split_thinking(text: str) -> tuple[str, str]:
         prelude, text = head.strip(), tail.lstrip()
     think = ThinkFilter()
     answer = think.feed(text) + think.finish()
-    thought = "\n".join(t for t in (prelude, think.thought.strip()) if t)
-    return answer, thought
+    return answer, join_reasoning(prelude, think.thought.strip())
+
+
+def join_reasoning(*parts: str) -> str:
+    """A model's reasoning from several places (native fields, `<think>` blocks), one per line."""
+    return "\n".join(p for p in parts if p)
 
 
 def _partial_tag_suffix(text: str, tag: str) -> int:
