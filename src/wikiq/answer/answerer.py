@@ -30,7 +30,7 @@ from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalD
 from wikiq.answer.extractive import Idf, extractive_text, idf_from_catalog, labels
 from wikiq.answer.hint import build_hint
 from wikiq.answer.placeholder import to_display
-from wikiq.answer.prompts import build_messages, fixed_text, system_prompt, user_message
+from wikiq.answer.prompts import build_messages, system_prompt, user_message
 from wikiq.answer.result import Answer, Citation, Reference, Turn
 from wikiq.errors import ModelError, WikiqError
 from wikiq.llm.base import ChatModel, Message, Usage
@@ -82,7 +82,6 @@ class Answerer:
         self.catalog = catalog
         self.retrieve = retrieve
         self.settings = settings or AnswerSettings()
-        self._in_links: dict[int, list[int]] | None = None
         self._idf: Idf | None = None
 
     @property
@@ -202,9 +201,11 @@ class Answerer:
         s = self.settings
         pure = run.retrieval.pure_llm
         language = language_name(run.language)
-        fixed = fixed_text(
-            run.question, language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
+        system = system_prompt(
+            language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
         )
+        # Everything in the prompt except pages, hint and history, for the budget.
+        fixed = system + user_message(run.question, [], pure_llm=pure)
         budget = plan_budget(
             s.context_window or model.context_window,
             count_tokens(fixed) + 3 * _MESSAGE_OVERHEAD,
@@ -230,10 +231,7 @@ class Answerer:
                     "left out."
                 )
             loaded = [p.index for p in pages.pages]
-            hint, _ = build_hint(self.catalog, loaded, ranked, budget.hint, in_links=self._incoming)
-        system = system_prompt(
-            language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
-        )
+            hint, _ = build_hint(self.catalog, loaded, ranked, budget.hint)
         user = user_message(
             run.question, pages.pages, hint=hint, arm=run.retrieval.arm, pure_llm=pure
         )
@@ -262,15 +260,6 @@ class Answerer:
         if self._idf is None:
             self._idf = idf_from_catalog(self.catalog)
         return self._idf
-
-    def _incoming(self, i: int) -> list[int]:
-        if self._in_links is None:
-            incoming: dict[int, list[int]] = {}
-            for src, targets in enumerate(self.catalog.out_links):
-                for dst in targets:
-                    incoming.setdefault(dst, []).append(src)
-            self._in_links = incoming
-        return self._in_links.get(i, [])
 
     # --- without a model -------------------------------------------------------------------
 

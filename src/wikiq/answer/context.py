@@ -118,9 +118,6 @@ class LoadedPage:
     tokens: int
     truncated: bool
 
-    def to_dict(self) -> dict[str, object]:
-        return {"path": self.path, "tokens": self.tokens, "truncated": self.truncated}
-
 
 @dataclass
 class PageContext:
@@ -129,15 +126,10 @@ class PageContext:
     pages: list[LoadedPage] = field(default_factory=list)
     stubs: list[str] = field(default_factory=list)  # skipped: placeholders, not content
     left_out: list[str] = field(default_factory=list)  # did not fit the budget
-    empty: list[str] = field(default_factory=list)  # unreadable or blank
 
     @property
     def tokens(self) -> int:
         return sum(p.tokens for p in self.pages)
-
-    @property
-    def indexes(self) -> set[int]:
-        return {p.index for p in self.pages}
 
 
 def clean_page_text(body: str, catalog: Catalog | None = None) -> str:
@@ -337,8 +329,7 @@ def load_pages(
             ctx.stubs.append(page.path)
             continue
         text = clean_page_text(catalog.read_body(i), catalog)
-        if not text:
-            ctx.empty.append(page.path)
+        if not text:  # unreadable or blank: nothing to give the model
             continue
         size = count_tokens(text)
         long = len(text) > settings.page_chars

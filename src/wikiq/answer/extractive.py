@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wikiq.answer.context import clean_page_text
+from wikiq.answer.context import clean_page_text, question_weights
 from wikiq.answer.placeholder import PLACEHOLDER
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import mask_code
@@ -205,7 +205,7 @@ def choose_passages(
     `page_scores` (retrieval's relative scores, top = 1) weigh in: a passage on the page
     retrieval trusts most beats an equally good one on a page it barely chose.
     """
-    weights = {t: idf(t) for t in dict.fromkeys(match_terms(question))}
+    weights = question_weights(question, idf)
     if not weights:
         return []
     found: list[tuple[int, Passage]] = []

@@ -8,7 +8,7 @@ neighbours, nearest first — never from the first lines of index.md (the plugin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from wikiq.text import count_tokens
 from wikiq.vault.catalog import Catalog
@@ -28,14 +28,10 @@ def hint_line(catalog: Catalog, i: int) -> str:
     return line
 
 
-InLinks = Callable[[int], Sequence[int]]
-
-
 def hint_candidates(
     catalog: Catalog,
     loaded: Sequence[int],
     ranked: Sequence[int],
-    in_links: InLinks | None = None,
 ) -> Iterator[int]:
     """Pages worth naming, nearest first: the next ranked candidates, then each loaded page's
     out-links and in-links, taken round-robin so every loaded page contributes. Lazy: a hub
@@ -49,8 +45,7 @@ def hint_candidates(
                 yield j
 
     yield from fresh(ranked)
-    incoming = in_links or catalog.in_links
-    neighbours = [iter([*catalog.out_links[i], *incoming(i)]) for i in loaded]
+    neighbours = [iter([*catalog.out_links[i], *catalog.in_links(i)]) for i in loaded]
     while neighbours:
         alive = []
         for links in neighbours:
@@ -68,14 +63,13 @@ def build_hint(
     ranked: Sequence[int],
     budget_tokens: int,
     *,
-    in_links: InLinks | None = None,
     max_lines: int = MAX_HINT_LINES,
 ) -> tuple[str, list[str]]:
     """The hint text within `budget_tokens`, and the paths it names."""
     lines: list[str] = []
     paths: list[str] = []
     used = 0
-    for i in hint_candidates(catalog, loaded, ranked, in_links):
+    for i in hint_candidates(catalog, loaded, ranked):
         if len(lines) == max_lines:
             break
         line = hint_line(catalog, i)

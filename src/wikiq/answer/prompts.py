@@ -130,15 +130,6 @@ def user_message(
     return "\n\n".join(parts)
 
 
-def fixed_text(
-    question: str, language: str, *, pure_llm: bool, purpose: str, instructions: str
-) -> str:
-    """Everything in the prompt except pages, hint and history (for the budget)."""
-    return system_prompt(
-        language, pure_llm=pure_llm, purpose=purpose, instructions=instructions
-    ) + user_message(question, [], pure_llm=pure_llm)
-
-
 def build_messages(
     system: str,
     history: Sequence[tuple[str, str]],
