@@ -127,3 +127,8 @@ def test_obsidian_url_names_the_vault_folder_and_the_path_in_the_vault(demo: Wik
     url = pages.obsidian_url(demo.catalog, "entities/张衡")
 
     assert url == ("obsidian://open?vault=demo-vault&file=wiki%2Fentities%2F%E5%BC%A0%E8%A1%A1")
+
+
+def test_pages_in_no_detected_language_are_not_named_as_the_questions_language() -> None:
+    summary = pages.VaultSummary("v", "/v", "wiki", "llm-wiki", 4, {"concept": 4}, {"en": 3, "other": 1})
+    assert summary.describe().endswith("languages: English, other")

@@ -199,7 +199,8 @@ class VaultSummary:
     def describe(self) -> str:
         """One line: `demo-vault: 49 pages (25 entity, 17 concept, 7 source); English, 中文`."""
         types = ", ".join(f"{n} {t}" for t, n in self.by_type.items())
-        langs = ", ".join(language_name(code) for code in self.languages)
+        # `other` (no language detected) is not a language to name.
+        langs = ", ".join(language_name(c) if c != "other" else "other" for c in self.languages)
         return f"{self.name}: {self.pages} pages ({types}); languages: {langs or 'unknown'}"
 
 
