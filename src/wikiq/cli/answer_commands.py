@@ -10,9 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, print_json
+from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
-from wikiq.cli.progress import ReadProgress
 from wikiq.config import load_config
 from wikiq.errors import WikiqError
 from wikiq.wiki import Wiki
@@ -105,8 +104,7 @@ def _open(
             "answer_tokens": answer_tokens,
         }
     )
-    with ReadProgress() as progress:
-        return Wiki.open(vault, wiki_folder=wiki_folder, progress=progress, config=config)
+    return open_wiki(vault, wiki_folder, config)
 
 
 @app.command()

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from wikiq.cli.progress import ReadProgress
+from wikiq.config import Config
 from wikiq.wiki import Wiki
 
 app = typer.Typer(
@@ -44,10 +45,12 @@ WikiFolderOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-def open_wiki(vault: Path | None, wiki_folder: str | None) -> Wiki:
-    """Open the vault with a progress bar on a terminal (first read of a big vault)."""
+def open_wiki(vault: Path | None, wiki_folder: str | None, config: Config | None = None) -> Wiki:
+    """Open the vault with a progress bar on a terminal (first read of a big vault).
+
+    `config` defaults to the user's config file and environment."""
     with ReadProgress() as progress:
-        return Wiki.open(vault, wiki_folder=wiki_folder, progress=progress)
+        return Wiki.open(vault, wiki_folder=wiki_folder, progress=progress, config=config)
 
 
 def print_json(data: Any) -> None:
