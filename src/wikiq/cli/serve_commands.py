@@ -70,8 +70,7 @@ def serve(
     wiki = open_wiki(vault, wiki_folder)
     choice = wiki.choose_model(model)  # a bad model spec stops here, with one sentence
     web = create_app(wiki, model=model, token=required, loopback=is_loopback(host))
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/"
+    url = f"http://{_url_host(host)}:{port}/"
     print(f"wikiq: serving {wiki.location.vault} ({len(wiki.catalog)} pages)", file=sys.stderr)
     print(
         f"Answers by {choice.spec} ({choice.source})"
@@ -124,9 +123,8 @@ def mcp_command(
         return
     _check_port(port)
     required, generated = server_token(host, token)
-    shown = f"[{host}]" if ":" in host else host
     print(
-        f"wikiq: MCP over streamable HTTP at http://{shown}:{port}/mcp "
+        f"wikiq: MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
         f"for {wiki.location.vault} ({len(wiki.catalog)} pages)",
         file=sys.stderr,
     )
@@ -135,3 +133,8 @@ def mcp_command(
         if generated:
             print("(a new access token was generated for this run)", file=sys.stderr)
     run_http(server, host=host, port=port, token=required)
+
+
+def _url_host(host: str) -> str:
+    """The host as a URL writes it: an IPv6 address goes in brackets."""
+    return f"[{host}]" if ":" in host else host
