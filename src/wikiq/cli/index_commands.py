@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -21,7 +22,7 @@ from rich.progress import (
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
-from wikiq.embed.index import build_index, index_path
+from wikiq.embed.index import build_index
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
 from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder
 from wikiq.embed.semantic import IndexReport, catalog_index_path, index_report
@@ -84,8 +85,7 @@ def index(
       wikiq index --embed --model ollama:nomic-embed-text\n
       WIKIQ_EMBED=off wikiq search "..."   (search without the index)
     """
-    if text not in TEXT_MODES:
-        raise ConfigError(f"Unknown --text '{text}': choose one of {', '.join(TEXT_MODES)}.")
+    mode = text_mode(text)  # before reading the vault: a typo fails at once
     wiki = open_wiki(vault, wiki_folder)
     path = catalog_index_path(wiki.location, wiki.catalog)
     if drop:
@@ -113,22 +113,27 @@ def index(
         out.print(f"{len(wiki.catalog)} pages ({wiki.catalog.files_read} read now).")
         print_embedding_state(wiki, out)
         return
-    _build(wiki, model, text, base_url, rebuild, json)
+    _build(wiki, path, model, mode, base_url, rebuild, json)
 
 
 def _build(
-    wiki: Wiki, model: str | None, text: str, base_url: str | None, rebuild: bool, json: bool
+    wiki: Wiki,
+    path: Path,
+    model: str | None,
+    mode: TextMode,
+    base_url: str | None,
+    rebuild: bool,
+    json: bool,
 ) -> None:
     from wikiq.llm.failures import display_url
 
     embedder = open_embedder(model, base_url=base_url)
     where = display_url(base_url) if base_url else ""
-    path = catalog_index_path(wiki.location, wiki.catalog)
-    with _embed_progress(f"Embedding pages ({embedder.name}, {text})") as progress:
+    with _embed_progress(f"Embedding pages ({embedder.name}, {mode})") as progress:
         report = build_index(
             wiki.catalog,
             embedder,
-            text=text_mode(text),
+            text=mode,
             path=path,
             where=where,
             rebuild=rebuild,
@@ -204,4 +209,4 @@ def describe(report: IndexReport | None) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["describe", "embedding_state", "index", "index_path", "print_embedding_state"]
+__all__ = ["describe", "embedding_state", "index", "print_embedding_state"]
