@@ -31,7 +31,6 @@ from wikiq.embed.index import (
     index_path,
     index_state,
     load_index,
-    read_meta,
 )
 from wikiq.embed.passages import TEXT_MODES, text_spec
 from wikiq.embed.providers import INSTALL_HINT, Embedder, open_embedder
@@ -215,12 +214,11 @@ def index_report(
     location: VaultLocation, catalog: Catalog, *, cache_dir: Path | None = None
 ) -> IndexReport | None:
     """The vault's embedding index and whether search can use it; None when there is none."""
-    path = index_path(location, cache_dir)
+    path = catalog_index_path(location, catalog, cache_dir)  # where search looks for it
     if not path.is_file():
         return None
-    meta = read_meta(path)
-    index = load_index(path) if meta is not None else None
-    if meta is None or index is None:
+    index = load_index(path)  # None for anything read_meta would refuse, too
+    if index is None:
         return IndexReport(path, "?", "?", None, _size(path), 0.0, "unreadable: rebuild it")
     problem = None
     if embeddings_disabled():
