@@ -26,7 +26,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "wikiq_token"
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~-]{8,}")
-_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 
 def is_loopback(host: str) -> bool:
@@ -117,7 +116,7 @@ def _host_is_loopback(host_header: str) -> bool:
         name = host[1 : host.find("]")] if "]" in host else host
     else:
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return name.lower() in _LOOPBACK_NAMES or is_loopback(name)
+    return is_loopback(name)
 
 
 def _with_cookie(send: Send, token: str) -> Send:
