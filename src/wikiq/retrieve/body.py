@@ -69,6 +69,27 @@ class BodyIndex:
         j = self.term_ids.get(term)
         return float(self.doc_share[j]) if j is not None else 0.0
 
+    def known_share(self, query_terms: Sequence[str]) -> float:
+        """The share of the question's IDF weight carried by terms the vault has at all."""
+        unique = list(dict.fromkeys(query_terms))
+        total = sum(self.idf_of(t) for t in unique)
+        known = sum(self.idf_of(t) for t in unique if t in self.term_ids)
+        return known / total if total > 0 else 0.0
+
+    def pages_share_all(self, terms: Sequence[str]) -> float:
+        """The share of pages containing every one of `terms` (1.0 for no terms: a name made
+        only of stop-words is no evidence)."""
+        unique = list(dict.fromkeys(terms))
+        if not unique or self.n_docs == 0:
+            return 1.0
+        postings = sorted((self.pages_with(t) for t in unique), key=len)
+        common = postings[0]
+        for other in postings[1:]:
+            if len(common) == 0:
+                break
+            common = np.intersect1d(common, other, assume_unique=True)
+        return len(common) / self.n_docs
+
     def pages_with(self, term: str) -> np.ndarray:
         """The pages whose text contains `term` (its postings)."""
         j = self.term_ids.get(term)

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from wikiq.retrieve.body import BodyHits
+from wikiq.retrieve.coverage import Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features
 from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
+from wikiq.retrieve.rank_fusion import Channel, add_channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import (
     ARM_BODY,
     ARM_LEX,
@@ -36,6 +38,8 @@ from wikiq.retrieve.result import (
     Seed,
 )
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
+from wikiq.text.language import detect_language
+from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
@@ -51,12 +55,15 @@ SemanticSource = Callable[[str, int], list[tuple[int, float]]]
 class _Evidence:
     """What the cheap stages found for one question."""
 
+    question: str
     terms: list[str]
     lex: list[NameMatch]
     joint: float  # share of the question explained by the whole names it contains, together
     body: BodyHits
     lead: BodyHits
     sem: list[tuple[int, float]]
+    text: BodyHits = field(default_factory=BodyHits.empty)  # BM25 with titles counted in
+    text_terms: list[str] = field(default_factory=list)  # the question's content terms
 
 
 @dataclass
@@ -105,7 +112,13 @@ class Retriever:
     def retrieve(
         self, question: str, *, k: int = 8, exclude: frozenset[str] = frozenset()
     ) -> Retrieval:
-        """Rank the pages that answer `question`, or decide that none does (pureLLM)."""
+        """Rank the pages that answer `question`, and decide whether the vault covers it.
+
+        A question that names a page (or the vault's whole subject) seeds the graph from that
+        page, as the plugin does. Every other question is ranked by its text: the channels are
+        fused by reciprocal rank with the page text as the backbone, and the graph adds a
+        bounded bonus. `covered` comes from one decision (coverage.py); when it is "no" the
+        answer is pureLLM, and the results are still the closest pages."""
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         self.indexes  # noqa: B018 - built (once) outside the per-stage timings
@@ -113,15 +126,12 @@ class Retriever:
         s = self.settings
         ev = self._evidence(question, k, timings)
         lex_strong = self._lex_strong(ev)
-        body_strong = (
-            len(ev.body.pages) > 0 and float(ev.body.coverage[0]) >= s.body_strong_coverage
-        )
-        sem_strong = _standout(ev.sem) >= s.sem_strong_similarity
         named = self._named(ev)
+        coverage = decide_coverage(self._coverage_features(ev))
 
         seeds: list[Seed] = []
         keywords: list[str] = []
-        arm, reason = ARM_PURE_LLM, ""
+        arm, reason = ARM_BODY, ""
         if lex_strong:
             seeds = self._lex_seeds(ev.lex)
             arm, reason = ARM_LEX, f"the question names '{ev.lex[0].name}'"
@@ -133,51 +143,174 @@ class Retriever:
                 ARM_SUBJECT,
                 "every word of the question is on most pages: the vault's own subject",
             )
-        elif body_strong:
-            seeds = self._body_seeds(ev.body) + self._lex_seeds(ev.lex, weak=True)
-            arm, reason = ARM_BODY, "page text covers the question where no title does"
-        elif sem_strong:
-            seeds = self._semantic_seeds(ev.sem)
-            arm, reason = ARM_SEMANTIC, "embeddings found pages close in meaning to the question"
-        else:
-            if self.keywords is not None and s.mode not in ("lexical", "body"):
-                t = time.perf_counter()
-                keywords = self.keywords(question)
-                timings["keywords"] = _ms(t)
-                t = time.perf_counter()
-                seeds = self._keyword_seeds(keywords)
-                timings["scan"] = _ms(t)
-                if seeds:
-                    arm, reason = (
-                        ARM_LLM,
-                        "model keywords matched page titles: " + ", ".join(keywords[:5]),
-                    )
-            if not seeds and ev.lex and self._weakly_relevant(ev):
-                seeds = self._lex_seeds(ev.lex, weak=True)
-                arm, reason = ARM_WEAK_LEX, f"only a weak title match ('{ev.lex[0].name}')"
+        elif (
+            coverage.covered == "no"
+            and self.keywords is not None
+            and s.mode not in ("lexical", "body")
+        ):
+            t = time.perf_counter()
+            keywords = self.keywords(question)
+            timings["keywords"] = _ms(t)
+            t = time.perf_counter()
+            seeds = self._keyword_seeds(keywords)
+            timings["scan"] = _ms(t)
+            if seeds:
+                arm, reason = (
+                    ARM_LLM,
+                    "model keywords matched page titles: " + ", ".join(keywords[:5]),
+                )
+                coverage = replace(coverage, covered="uncertain", reason=reason)
         seeds = _dedupe(seeds)
-        if not seeds:
-            timings["total"] = _ms(t0)
-            return Retrieval(
-                question,
-                ARM_PURE_LLM,
-                True,
-                [],
-                [],
-                timings,
-                keywords,
-                reason="no page title, alias or text in the vault matches the question",
-            )
-
-        t = time.perf_counter()
-        ppr = self._ppr(seeds)
-        timings["ppr"] = _ms(t)
-        t = time.perf_counter()
-        weights = s.named if named else s.subject if arm == ARM_SUBJECT else s.open
-        results = self._fuse(ev, ppr, seeds, weights, k=k, exclude=exclude)
-        timings["fusion"] = _ms(t)
+        if seeds:
+            # A page named by the question, the vault's subject or the model's keywords: the
+            # graph around it, fused as the plugin does (the name is evidence on its own).
+            covered = coverage.covered if arm == ARM_LLM else _at_least_uncertain(coverage)
+            t = time.perf_counter()
+            ppr = self._ppr(seeds)
+            timings["ppr"] = _ms(t)
+            t = time.perf_counter()
+            weights = s.named if named else s.subject if arm == ARM_SUBJECT else s.open
+            results = self._fuse(ev, ppr, seeds, weights, k=k, exclude=exclude)
+            timings["fusion"] = _ms(t)
+        else:
+            t = time.perf_counter()
+            results, seeds, arm = self._open_ranking(ev, k=k, exclude=exclude)
+            timings["fusion"] = _ms(t)
+            covered = coverage
+            reason = covered.reason
+        pure = covered.covered == "no"
+        if pure:
+            arm = ARM_PURE_LLM
+            reason = covered.reason
         timings["total"] = _ms(t0)
-        return Retrieval(question, arm, False, seeds, results, timings, keywords, reason)
+        return Retrieval(
+            question,
+            arm,
+            pure,
+            seeds,
+            results,
+            timings,
+            keywords,
+            reason,
+            covered=covered.covered,
+            coverage=covered.to_dict(),
+        )
+
+    def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
+        """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
+        text = ev.text
+        cov = text.coverage
+        scores = text.scores
+        gap = 0.0
+        if len(scores) > 1 and scores[0] > 0:
+            gap = float((scores[0] - np.mean(scores[1:10])) / scores[0])
+        return CoverageFeatures(
+            text_coverage=float(cov[0]) if len(cov) else 0.0,
+            text_best3=float(cov[:3].max()) if len(cov) else 0.0,
+            known=self.indexes.text.known_share(ev.text_terms),
+            text_gap=gap,
+            name=self._informative_name(ev),
+            sem_standout=max(0.0, _standout(ev.sem)),
+            foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
+        )
+
+    def _informative_name(self, ev: _Evidence) -> float:
+        """The best name match that is evidence: a whole title or alias, not a word that is
+        on a large share of the vault's pages ("Time", "目的", "历史")."""
+        s, body = self.settings, self.indexes.text
+        for m in ev.lex[:5]:
+            if m.name_coverage < s.named_coverage:
+                continue
+            if body.pages_share_all(match_terms(m.name)) > s.common_name_share:
+                continue
+            return m.score
+        return 0.0
+
+    def _part_hits(self, ev: _Evidence) -> list[BodyHits]:
+        """Text search for each part of a question that asks two things ("how do I jump to a
+        note, and how do I run a command?"): the second part's page is otherwise often ranked
+        below pages that match the first part's words a little better."""
+        s = self.settings
+        if s.rrf_parts <= 0:
+            return []
+        pieces = question_parts(ev.question)
+        if len(pieces) < 2:
+            return []
+        limit = s.candidates_per_signal
+        out = []
+        for piece in pieces:
+            terms = content_terms(match_terms(piece))
+            if len(terms) >= 2:
+                out.append(self.indexes.text.search(terms, limit=limit))
+        return out if len(out) >= 2 else []
+
+    def _open_ranking(
+        self, ev: _Evidence, *, k: int, exclude: frozenset[str]
+    ) -> tuple[list[RankedPage], list[Seed], str]:
+        """A question that names no page: text, lead, informative names and Stage 0 fused by
+        reciprocal rank, then the graph around the best two as a bounded bonus."""
+        s, ix, pages = self.settings, self.indexes, self.catalog.pages
+        skip = ix.stubs
+        drop = {self.catalog.by_path[p] for p in exclude if p in self.catalog.by_path}
+        names = [
+            m.page
+            for m in ev.lex[: s.candidates_per_signal]
+            if m.name_coverage >= s.named_coverage
+            and ix.text.pages_share_all(match_terms(m.name)) <= s.common_name_share
+        ]
+        parts = [
+            Channel(f"part{i}", hits.pages.tolist(), s.rrf_parts)
+            for i, hits in enumerate(self._part_hits(ev))
+        ]
+        channels = [
+            *parts,
+            Channel("text", ev.text.pages.tolist(), s.rrf_text),
+            Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
+            Channel("names", names, s.rrf_names),
+            Channel("sem", [p for p, _ in ev.sem], s.rrf_sem),
+        ]
+        fused = reciprocal_rank_fusion(
+            channels,
+            k=s.rrf_k,
+            first_bonus=s.rrf_first_bonus,
+            near_bonus=s.rrf_near_bonus,
+        )
+        fused = [f for f in fused if not skip[f.page] and f.page not in drop]
+        if fused and s.rrf_graph > 0 and s.mode not in ("no-ppr", "lexical", "body"):
+            top = {f.page: 1.0 for f in fused[: s.graph_seeds]}
+            ppr = personalized_pagerank(ix.walk, top, restart=s.restart)
+            ppr[list(top)] = 0.0
+            ppr[skip] = 0.0
+            if drop:
+                ppr[list(drop)] = 0.0
+            n = min(s.candidates_per_signal, int(np.count_nonzero(ppr)))
+            near = np.argsort(-ppr, kind="stable")[:n].tolist() if n else []
+            fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
+        fused = fused[:k]
+        if not fused:
+            return [], [], ARM_BODY
+        top_score = fused[0].score
+        sem = dict(ev.sem)
+        text = ev.text.as_dict()
+        results = []
+        for f in fused:
+            page = pages[f.page]
+            signals = {f"rank_{name}": float(rank) for name, rank in f.ranks.items()}
+            signals["rrf"] = f.score
+            if f.page in text:
+                signals["body"] = text[f.page]
+            if f.page in sem:
+                signals["sem"] = sem[f.page]
+            results.append(RankedPage(page.path, page.title, page.type, f.score / top_score, signals))
+        best = fused[0].ranks
+        by_sem = "sem" in best and best.get("sem", 99) < best.get("text", 99)
+        arm = ARM_SEMANTIC if by_sem else ARM_BODY
+        stage = "semantic" if by_sem else "body"
+        seeds = [
+            self._seed(f.page, stage, f.score / top_score, dict.fromkeys(ev.text.terms, "body"))
+            for f in fused[: s.graph_seeds]
+        ]
+        return results, seeds, arm
 
     def _names(self, question: str) -> _Evidence:
         """Stage 1 alone: the question's terms and the names they match."""
@@ -188,7 +321,7 @@ class Retriever:
         lex = ix.names.match(features, query_weight=weight) if s.mode != "body" else []
         joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
         none = BodyHits.empty()
-        return _Evidence(terms, lex, joint, none, none, [])
+        return _Evidence(question, terms, lex, joint, none, none, [])
 
     def _evidence(self, question: str, k: int, timings: dict[str, float]) -> _Evidence:
         s, ix = self.settings, self.indexes
@@ -206,7 +339,10 @@ class Retriever:
         text = s.mode != "lexical"
         terms = ev.terms + self._name_synonyms(ev)
         body = ix.body.search(terms, limit=limit) if text else BodyHits.empty()
-        lead = ix.lead.search(terms, limit=limit) if text else BodyHits.empty()
+        content = content_terms(ev.terms)
+        lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
+        # The text channel always runs: the coverage decision reads it in every mode.
+        text_hits = ix.text.search(content, limit=limit)
         timings["body"] = _ms(t)
 
         sem: list[tuple[int, float]] = []
@@ -221,7 +357,7 @@ class Retriever:
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
-        return replace(ev, body=body, lead=lead, sem=sem)
+        return replace(ev, body=body, lead=lead, sem=sem, text=text_hits, text_terms=content)
 
     def _name_synonyms(self, ev: _Evidence) -> list[str]:
         """When the question names a page, the words of its title and aliases that the
@@ -441,6 +577,13 @@ def _standout(sem: list[tuple[int, float]]) -> float:
     if len(sem) < 2:
         return 0.0
     return sem[0][1] - _rival_mean(sem)
+
+
+def _at_least_uncertain(coverage: Coverage) -> Coverage:
+    """A page named by the question is evidence by itself: never "not covered"."""
+    if coverage.covered != "no":
+        return coverage
+    return replace(coverage, covered="uncertain", reason="the question names a page")
 
 
 def _dedupe(seeds: list[Seed]) -> list[Seed]:

@@ -64,6 +64,8 @@ class Retrieval:
     keywords: list[str] = field(default_factory=list)  # from the model, when Stage 2 ran
     reason: str = ""  # one sentence: why this arm (shown by --explain)
     explain: dict[str, Any] = field(default_factory=dict)  # extra detail for --explain
+    covered: str = "yes"  # the coverage decision: "yes", "uncertain" or "no" (= pure_llm)
+    coverage: dict[str, Any] = field(default_factory=dict)  # its features and probability
 
     def to_dict(self, vault: str = "", wiki_folder: str = "") -> dict[str, Any]:
         """The `search --json` object of DESIGN.md, key for key."""
@@ -72,8 +74,10 @@ class Retrieval:
             "vault": vault,
             "wiki_folder": wiki_folder,
             "arm": self.arm,
+            "covered": self.covered,
             "pure_llm": self.pure_llm,
             "seeds": [s.to_dict() for s in self.seeds],
             "results": [r.to_dict() for r in self.results],
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "coverage": self.coverage,
         }

@@ -126,6 +126,21 @@ class RetrieverSettings:
     restart: float = 0.3
     direction: Direction = "both"
     in_weight: float = 0.5
+    # Open questions (no page named): reciprocal-rank fusion (rank_fusion.py) with the text
+    # channel (BM25 with titles counted in) as the backbone. Weights per channel, the text
+    # channel's top-rank bonus, and the graph walked from the best `graph_seeds` pages as
+    # one more, lighter list. Measured on the natural dev questions (docs/BENCHMARKS.md).
+    rrf_text: float = 2.0
+    rrf_lead: float = 0.5
+    rrf_names: float = 0.5
+    rrf_sem: float = 2.0
+    rrf_graph: float = 0.5
+    rrf_parts: float = 1.0  # each part of a question that asks two things, searched alone
+    rrf_first_bonus: float = 0.05
+    rrf_near_bonus: float = 0.02
+    graph_seeds: int = 2
+    # A title or alias on more than this share of pages is a common word, not a name.
+    common_name_share: float = 0.05
     # Fusion.
     named: FusionWeights = field(default_factory=lambda: NAMED_WEIGHTS)
     open: FusionWeights = field(default_factory=lambda: OPEN_WEIGHTS)

@@ -7,6 +7,8 @@ rarer is left to the ranking's IDF weighting.
 
 from __future__ import annotations
 
+import re
+
 
 def frozenset_of_words(text: str) -> frozenset[str]:
     """The whitespace-separated words of `text` (lets word lists be written as prose)."""
@@ -111,3 +113,35 @@ ITALIAN = frozenset_of_words(
     questo questa anche molto già quando essere
     """
 )
+
+
+# Question scaffolding: words that say how something is asked, not what about ("is there a
+# way to…", "有没有办法", "这种东西叫什么"). Dropped from the question's terms for ranking
+# and for the coverage decision, never from pages (a page may well be about "ways").
+QUESTION_SCAFFOLDING = frozenset_of_words(
+    """
+    way ways thing things kind sort someone somebody something anything actually exactly
+    possible want wants need needs know
+    办法 东西 叫做 不能 能不能 一回事 有没有 这篇 那篇 到底 究竟 是不是 想要 想知道
+    """
+)
+
+
+# Where a question that asks two things is cut: sentence ends, semicolons, and a comma or
+# "and" before a new question word ("…, and how do I…", "…？还能…", "…，另外…").
+_PARTS = re.compile(
+    r"[?？!！。;；]+|[,，]\s*(?=and\b|but\b|also\b|还|另外|以及|并且|而且|同时|那)"
+    r"|\band\s+(?=how|what|which|where|when|why|who|can|is|are|do|does)\b",
+    re.IGNORECASE,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things, in order (one part if it asks one)."""
+    return [p.strip() for p in _PARTS.split(question) if p and p.strip()]
+
+
+def content_terms(terms: list[str]) -> list[str]:
+    """The question's terms without its scaffolding; all of them if nothing else is left."""
+    kept = [t for t in terms if t not in QUESTION_SCAFFOLDING]
+    return kept or terms

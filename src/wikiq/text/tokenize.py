@@ -33,7 +33,15 @@ from wikiq.text.stopwords import CJK as _CJK_STOP
 from wikiq.text.stopwords import ENGLISH as _DROP
 from wikiq.text.stopwords import QUESTION_FILLERS
 
-__all__ = ["QueryTerms", "cjk_bigrams", "query_terms", "stem", "strip_fillers", "tokenize"]
+__all__ = [
+    "TOKENIZER_FINGERPRINT",
+    "QueryTerms",
+    "cjk_bigrams",
+    "query_terms",
+    "stem",
+    "strip_fillers",
+    "tokenize",
+]
 
 # Splitting on CJK runs (kept by the capturing group) leaves the other text at even indexes
 # and the runs at odd ones.
@@ -78,8 +86,21 @@ def _segmenter() -> _Segmenter:
         return _Segmenter(cut=jieba.lcut, known=lambda word: word in jieba.dt.FREQ)
 
 
+# Latin letters with diacritics (Latin-1 Supplement to Latin Extended Additional): folded to
+# their base letter, so "Akinoshu" finds "Akinoshū" and "cafe" finds "café" (what Elastic's
+# asciifolding and Obsidian's own search do). Other scripts keep their marks: they carry
+# meaning there (Hindi vowel signs, Vietnamese tones are Latin and do fold).
+_LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+_COMBINING = re.compile("[\u0300-\u036f]")
+
+
 def _nfkc(piece: str) -> str:
-    return unicodedata.normalize("NFKC", piece).lower()
+    folded = unicodedata.normalize("NFKC", piece).lower()
+    if _LATIN_ACCENTED.search(folded):
+        folded = unicodedata.normalize(
+            "NFC", _COMBINING.sub("", unicodedata.normalize("NFD", folded))
+        )
+    return folded
 
 
 class _Tokenizer:
@@ -227,3 +248,29 @@ def strip_fillers(question: str) -> str:
         words = _segmenter().cut(pieces[i])
         pieces[i] = "".join(w for w in words if w not in QUESTION_FILLERS)
     return "".join(pieces)
+
+
+def _fingerprint() -> str:
+    """A digest of everything that decides matching tokens: this module, the stop-words, the
+    stemmer, the script ranges and the segmenter's version. Caches of term counts and name
+    indexes are keyed by it, so changing the tokenizer rebuilds them instead of silently
+    mixing old terms with new questions."""
+    import hashlib
+    from importlib import metadata
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    digest = hashlib.sha1()
+    for name in ("tokenize.py", "stopwords.py", "stemming.py", "scripts.py"):
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:  # pragma: no cover - a zipped install: fall back to the names
+            digest.update(name.encode())
+    try:
+        digest.update(metadata.version("rjieba").encode())
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        digest.update(b"jieba")
+    return digest.hexdigest()[:16]
+
+
+TOKENIZER_FINGERPRINT = _fingerprint()

@@ -19,13 +19,24 @@ import numpy as np
 import scipy.sparse as sp
 from platformdirs import user_cache_dir
 
+from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import Page
 from wikiq.vault.scan import FileStat
 from wikiq.vault.terms import TermIndex
 
-# Bump whenever what is stored, or how pages are parsed, changes.
+# Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
+# caught by TOKENIZER_FINGERPRINT, stored beside it.
 CACHE_FORMAT = 5
+
+
+def _current(data: object) -> bool:
+    """A cache file written by this format and this tokenizer (anything else is stale)."""
+    return (
+        isinstance(data, dict)
+        and data.get("format") == CACHE_FORMAT
+        and data.get("tokenizer") == TOKENIZER_FINGERPRINT
+    )
 _PAGE_FIELDS = [f.name for f in dataclasses.fields(Page)]
 
 
@@ -65,7 +76,7 @@ class CatalogCache:
 
     def load(self) -> CachedCatalog | None:
         data = _load_pickle(self.path)
-        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+        if not _current(data):
             return None
         if (
             data.get("vault") != str(self.location.vault)
@@ -82,7 +93,7 @@ class CatalogCache:
     def load_terms(self, built_at: float) -> dict[str, TermIndex] | None:
         """The term indexes saved with the catalog built at `built_at` (else None: never mix them)."""
         data = _load_pickle(self.terms_path)
-        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+        if not _current(data):
             return None
         if data.get("built_at") != built_at:
             return None
@@ -101,6 +112,7 @@ class CatalogCache:
         """Write both files; a cache that cannot be written is skipped, never an error."""
         head = {
             "format": CACHE_FORMAT,
+            "tokenizer": TOKENIZER_FINGERPRINT,
             "vault": str(self.location.vault),
             "folder": self.location.wiki_folder,
         }

@@ -1,0 +1,67 @@
+"""Which languages a vault is written in, so the coverage decision knows when words cannot tell.
+
+A Chinese question over an English vault shares no words with the page that answers it: its
+text evidence is nil whether or not the vault covers it, so that evidence must not be read as
+"not covered" (only Stage 0, which matches across languages, can judge such a question). The
+share of the vault in the question's language is measured here, cheaply: a page's script from
+its term counts (CJK terms against the rest), and among Latin-script pages the language of a
+sample of titles and summaries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from wikiq.text.language import detect_language
+from wikiq.text.scripts import CJK
+from wikiq.vault.catalog import Catalog
+
+_CJK_TERM = re.compile(f"[{CJK}]")
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+# Titles and summaries read to tell Latin-script languages apart: enough for a share, and
+# cheap on a million pages.
+LANGUAGE_SAMPLE = 2000
+
+
+@dataclass(frozen=True)
+class VaultLanguages:
+    cjk_pages: float = 0.0  # share of pages written mostly in CJK scripts
+    latin: dict[str, float] = field(default_factory=dict)  # language -> share of Latin pages
+
+    def share_of(self, language: str) -> float:
+        """The share of the vault's pages written in `language` (1.0 when it cannot tell)."""
+        if language in CJK_LANGUAGES:
+            return self.cjk_pages
+        if language == "other":
+            return 1.0
+        if not self.latin:  # no Latin-script page was sampled
+            return 1.0 - self.cjk_pages
+        return (1.0 - self.cjk_pages) * self.latin.get(language, 0.0)
+
+
+def vault_languages(catalog: Catalog) -> VaultLanguages:
+    terms = catalog.terms
+    n = len(catalog.pages)
+    if n == 0:
+        return VaultLanguages()
+    is_cjk = np.fromiter((bool(_CJK_TERM.search(t)) for t in terms.vocab), dtype=bool)
+    counts = terms.matrix.tocsr()
+    total = np.asarray(counts.sum(axis=1)).ravel()
+    cjk = np.asarray(counts[:, np.nonzero(is_cjk)[0]].sum(axis=1)).ravel() if is_cjk.any() else 0
+    cjk_page = (total > 0) & (cjk * 2 > total)
+    latin = np.nonzero(~cjk_page)[0]
+    step = max(1, len(latin) // LANGUAGE_SAMPLE)
+    seen: dict[str, int] = {}
+    for i in latin[::step]:
+        page = catalog.pages[int(i)]
+        lang = detect_language(f"{page.title}. {page.summary}")
+        if lang not in CJK_LANGUAGES and lang != "other":
+            seen[lang] = seen.get(lang, 0) + 1
+    sampled = sum(seen.values())
+    return VaultLanguages(
+        cjk_pages=float(cjk_page.mean()),
+        latin={k: v / sampled for k, v in seen.items()} if sampled else {},
+    )

@@ -1,0 +1,81 @@
+"""Rank fusion for open questions (those that do not name a page): weighted reciprocal ranks.
+
+Each channel is a ranked list of pages. A page earns `weight / (k + rank)` from every list it
+is in (rank from 1, k = 60 as in Elastic, qmd and llm_wiki), and the text channel's first pages
+a fixed bonus so its best hit cannot be buried by pages that are merely middling everywhere
+(qmd's top-rank bonus). Ranks, unlike scores, mean the same on every channel and every vault,
+which is what lets one set of weights carry over (research/ranking-and-abstention.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One ranked list of pages and how much a rank in it counts."""
+
+    name: str  # "text", "lead", "names", "sem", "graph": shown in the results' signals
+    pages: Sequence[int]  # page numbers, best first
+    weight: float
+
+
+@dataclass(frozen=True)
+class FusedPage:
+    page: int
+    score: float
+    ranks: dict[str, int]  # channel -> rank (from 1) of this page in it
+
+
+def reciprocal_rank_fusion(
+    channels: Sequence[Channel],
+    *,
+    k: int = 60,
+    bonus_channels: Sequence[str] = ("text",),
+    first_bonus: float = 0.05,
+    near_bonus: float = 0.02,
+    near_ranks: int = 3,
+) -> list[FusedPage]:
+    """Every page of every channel, best first (ties by page number).
+
+    The first page of a `bonus_channels` list gets `first_bonus`, its pages ranked
+    2..`near_ranks` get `near_bonus` (the best rank counts): with weight 2 and k = 60 a first
+    rank is worth 0.033, so the bonus keeps a clear text hit ahead of pages that are merely
+    middling in every channel."""
+    scores: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for channel in channels:
+        if channel.weight <= 0:
+            continue
+        for rank, page in enumerate(channel.pages, start=1):
+            seen = ranks.setdefault(page, {})
+            if channel.name in seen:  # a page listed twice in one channel counts once
+                continue
+            seen[channel.name] = rank
+            scores[page] = scores.get(page, 0.0) + channel.weight / (k + rank)
+    for page, seen in ranks.items():
+        rank = min((seen[c] for c in bonus_channels if c in seen), default=None)
+        if rank == 1:
+            scores[page] += first_bonus
+        elif rank is not None and rank <= near_ranks:
+            scores[page] += near_bonus
+    order = sorted(scores, key=lambda p: (-scores[p], p))
+    return [FusedPage(p, scores[p], ranks[p]) for p in order]
+
+
+def add_channel(
+    fused: list[FusedPage], channel: Channel, *, k: int = 60
+) -> list[FusedPage]:
+    """`fused` with one more channel's reciprocal ranks added (used for the graph, which is
+    walked from the fused ranking's best pages), re-sorted."""
+    by_page = {f.page: f for f in fused}
+    for rank, page in enumerate(channel.pages, start=1):
+        old = by_page.get(page)
+        gain = channel.weight / (k + rank)
+        if old is None:
+            by_page[page] = FusedPage(page, gain, {channel.name: rank})
+        elif channel.name not in old.ranks:
+            by_page[page] = FusedPage(page, old.score + gain, {**old.ranks, channel.name: rank})
+    return sorted(by_page.values(), key=lambda f: (-f.score, f.page))
