@@ -5,11 +5,12 @@
 Collects the coverage features of every question of the natural dev sets (answerable and
 `absent`), bench/abstain (uncovered, not the held-out files) and the older dev sets
 (sample50, leave-one-out, 2wiki: all answerable), fits a logistic regression (L2, classes
-balanced, each older set weighted as 50 questions so it cannot drown the natural ones), picks
+balanced, each older set weighted as 50 questions so it cannot drown the natural ones; named
+and foreign-language questions left out, since rules decide them), picks
 the thresholds, and prints in-sample and leave-one-vault-out figures: false "not covered" on
-answerable questions and abstention on uncovered ones. `--write` prints the constants block to
-paste into coverage.py. Stage 0 is left out (no embedding index is assumed), so
-`sem_standout` is 0 here and its coefficient stays at what the fit gives it (0).
+answerable questions and abstention on uncovered ones. `--write` writes the fitted constants
+into coverage.py (between its `fitted:begin` and `fitted:end` lines). Stage 0 is left out (no
+embedding index is assumed): its standout is a rule in coverage.py, not a weight.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ NATURAL = {  # questions file -> vault folder
     "ai-operator-wiki": "ai-operator-wiki",
     "ob-wiki": "ob-wiki",
 }
+COVERAGE_PY = BENCH_DIR.parent / "src" / "wikiq" / "retrieve" / "coverage.py"
 OLD_SET_WEIGHT = 50.0
 L2 = 0.1
 # Targets the thresholds are chosen for (issue 10): false "not covered" at most this share of
@@ -44,7 +46,9 @@ COVERED_FROM = 0.5
 
 
 def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def collect() -> list[dict]:
@@ -71,7 +75,9 @@ def collect() -> list[dict]:
             got = retriever.retrieve(r["question"], k=5, exclude=frozenset(r.get("exclude", [])))
             out.append(
                 {
-                    "vault": vault.name if vault.parent.name != "obsidian-help" else f"help-{vault.name}",
+                    "vault": vault.name
+                    if vault.parent.name != "obsidian-help"
+                    else f"help-{vault.name}",
                     "set": set_name,
                     "id": r.get("id"),
                     "answerable": bool(r.get("gold")),
@@ -81,6 +87,8 @@ def collect() -> list[dict]:
                     # language the vault is not written in (coverage.FOREIGN).
                     "named": got.arm in ("Lex+PPR", "Sources+PPR")
                     or got.coverage["features"]["foreign"] >= FOREIGN,
+                    # No page shares a word with it: "not covered" whatever the model says.
+                    "empty": not got.results,
                 }
             )
         print(f"  {vault.name}: {len(items)} questions", file=sys.stderr, flush=True)
@@ -128,10 +136,15 @@ def thresholds(p: np.ndarray, recs: list[dict]) -> tuple[float, float]:
 
 def report(p: np.ndarray, recs: list[dict], low: float, label: str) -> None:
     def share(mask: np.ndarray, cond: np.ndarray) -> str:
-        return f"{cond[mask].mean():.1%} ({int(cond[mask].sum())}/{int(mask.sum())})" if mask.any() else "—"
+        return (
+            f"{cond[mask].mean():.1%} ({int(cond[mask].sum())}/{int(mask.sum())})"
+            if mask.any()
+            else "—"
+        )
 
     effective = np.array([not r["named"] for r in recs])
-    abstain = (p < low) & effective
+    empty = np.array([r.get("empty", False) for r in recs])
+    abstain = ((p < low) & effective) | empty
     nat_ans = np.array([r["set"].startswith("natural/") and r["answerable"] for r in recs])
     nat_abs = np.array([r["set"].startswith("natural/") and not r["answerable"] for r in recs])
     bench_abs = np.array([r["set"] == "abstain" for r in recs])
@@ -147,7 +160,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help="print the constants for coverage.py")
     ap.add_argument("--cache", type=Path, default=BENCH_DIR / "out" / "coverage_features.json")
-    ap.add_argument("--reuse", action="store_true", help="reuse the features saved by a previous run")
+    ap.add_argument(
+        "--reuse", action="store_true", help="reuse the features saved by a previous run"
+    )
     args = ap.parse_args()
     from wikiq.retrieve.coverage import COEFFICIENTS
 
@@ -168,7 +183,10 @@ def main() -> int:
     p = probabilities(beta, x)
     low, high = thresholds(p, recs)
     print(f"features: {', '.join(names)}")
-    print(f"in-sample fit: intercept {beta[0]:.3f}, " + ", ".join(f"{n} {b:.3f}" for n, b in zip(names, beta[1:])))
+    print(
+        f"in-sample fit: intercept {beta[0]:.3f}, "
+        + ", ".join(f"{n} {b:.3f}" for n, b in zip(names, beta[1:], strict=True))
+    )
     print(f"thresholds: not covered below {low}, covered from {high}")
     report(p, recs, low, "in-sample")
     # Leave one vault out: fit and choose thresholds without it, judge it.
@@ -179,19 +197,32 @@ def main() -> int:
         test = np.array([r["vault"] == v for r in recs])
         train = ~test & judged
         b = fit(x[train], y[train], w[train])
-        lo, _ = thresholds(probabilities(b, x[~test]), [r for r, t in zip(recs, test) if not t])
+        lo, _ = thresholds(probabilities(b, x[~test]), [r for r, t in zip(recs, test, strict=True) if not t])
         p_out[test] = probabilities(b, x[test])
         low_out[test] = lo
-        report(p_out[test], [r for r, t in zip(recs, test) if t], lo, f"held out: {v} (cut {lo})")
+        report(p_out[test], [r for r, t in zip(recs, test, strict=True) if t], lo, f"held out: {v} (cut {lo})")
     print("  pooled leave-one-vault-out:")
     report(np.where(p_out < low_out, 0.0, 1.0), recs, 0.5, "all vaults")
+    block = "\n".join(
+        [
+            "# fitted:begin (written by `python bench/fit_coverage.py --write`; do not edit by hand)",
+            f"INTERCEPT = {beta[0]:.3f}",
+            "COEFFICIENTS: dict[str, float] = {",
+            *(f'    "{n}": {b:.3f},' for n, b in zip(names, beta[1:], strict=True)),
+            "}",
+            "# Below NOT_COVERED the vault does not cover the question; at COVERED and above it does.",
+            f"NOT_COVERED = {low}",
+            f"COVERED = {high}",
+            "# fitted:end",
+        ]
+    )
     if args.write:
-        print("\nINTERCEPT = %.3f" % beta[0])
-        print("COEFFICIENTS: dict[str, float] = {")
-        for n, b in zip(names, beta[1:]):
-            print(f'    "{n}": {b:.3f},')
-        print("}")
-        print(f"NOT_COVERED = {low}\nCOVERED = {high}")
+        text = COVERAGE_PY.read_text(encoding="utf-8")
+        start, end = text.index("# fitted:begin"), text.index("# fitted:end") + len("# fitted:end")
+        COVERAGE_PY.write_text(text[:start] + block + text[end:], encoding="utf-8")
+        print(f"wrote the fitted constants into {COVERAGE_PY.relative_to(BENCH_DIR.parent)}")
+    else:
+        print("\n" + block)
     return 0
 
 

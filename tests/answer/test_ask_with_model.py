@@ -341,6 +341,6 @@ def test_a_follow_up_on_a_new_uncovered_topic_stays_pure_llm(
     fake_llm.script(NO_KEYWORD_MATCH, NO_KEYWORD_MATCH, "Not from your wiki: bake it.")
     earlier = Turn(UNCOVERED, "Not from your wiki.")
 
-    answer = wiki.ask("How long should the dough rise?", model=model, history=[earlier])
+    answer = wiki.ask("Should I add salt to the dough?", model=model, history=[earlier])
 
     assert answer.pure_llm and "Not from your vault — verify" in answer.text

@@ -63,7 +63,7 @@ def test_a_question_the_vault_does_not_cover_still_gets_not_in_your_vault(
     vault: Path, fake_model: FakeEmbedder
 ) -> None:
     result = _indexed(vault).search("quantum chromodynamics lecture")
-    assert result.pure_llm and result.arm == ARM_PURE_LLM and result.results == []
+    assert result.pure_llm and result.arm == ARM_PURE_LLM and result.covered == "no"
 
 
 def test_a_vault_without_an_index_searches_exactly_as_before(vault: Path) -> None:

@@ -14,7 +14,6 @@ from wikiq.retrieve.result import (
     ARM_LLM,
     ARM_PURE_LLM,
     ARM_SUBJECT,
-    ARM_WEAK_LEX,
 )
 from wikiq.vault.catalog import Catalog
 
@@ -55,15 +54,23 @@ def test_text_only_question_is_found_by_body_search(space: Catalog) -> None:
     assert r.results[0].path == "concepts/gravity-assist"
 
 
-def test_weak_partial_title_match_without_model_is_lex_plus_plus(space: Catalog) -> None:
+def test_a_partial_title_match_is_found_by_the_text_that_contains_it(space: Catalog) -> None:
     r = Retriever(space).retrieve("orbit diagrams")
-    assert r.arm == ARM_WEAK_LEX and r.results[0].path == "concepts/orbit"
+    assert r.arm == ARM_BODY and r.results[0].path == "concepts/orbit"
+    assert r.covered in ("yes", "uncertain") and not r.pure_llm
 
 
-def test_uncovered_question_is_pure_llm_with_no_results(space: Catalog) -> None:
-    r = Retriever(space).retrieve("What is a good sourdough starter recipe?")
-    assert r.arm == ARM_PURE_LLM and r.pure_llm
-    assert r.results == [] and r.seeds == []
+def test_uncovered_question_is_pure_llm_and_still_lists_the_closest_pages(space: Catalog) -> None:
+    r = Retriever(space).retrieve("Which planet has the best beaches for a holiday?")
+    assert r.arm == ARM_PURE_LLM and r.pure_llm and r.covered == "no"
+    assert r.coverage["covered"] == "no" and r.coverage["probability"] < r.coverage["thresholds"]["not_covered"]
+    # An agent can still look for itself: results are the best pages found.
+    assert r.results and r.results[0].path == "concepts/gravity-assist"
+
+
+def test_a_question_sharing_no_word_with_any_page_has_no_results(space: Catalog) -> None:
+    r = Retriever(space).retrieve("sourdough starter recipe")
+    assert r.pure_llm and r.covered == "no" and r.results == [] and r.seeds == []
 
 
 def test_stubs_are_never_results_but_stay_in_the_graph(space: Catalog) -> None:
@@ -91,7 +98,8 @@ def test_same_question_same_json_twice_and_across_retrievers(space: Catalog) -> 
 
 def test_search_json_has_exactly_the_design_keys(space: Catalog) -> None:
     data = Retriever(space).retrieve("Apollo 11").to_dict("/v", "wiki")
-    assert list(data) == ["query", "vault", "wiki_folder", "arm", "pure_llm", "seeds", "results", "timings_ms"]
+    assert list(data) == ["query", "vault", "wiki_folder", "arm", "covered", "pure_llm", "seeds", "results", "timings_ms", "coverage"]
+    assert data["covered"] == "yes" and set(data["coverage"]) == {"covered", "probability", "thresholds", "features", "reason"}
     assert set(data["seeds"][0]) == {"path", "stage", "score", "matched"}
     assert set(data["results"][0]) == {"path", "title", "type", "score", "signals"}
     assert {"lex", "body", "ppr"} <= set(data["results"][0]["signals"])

@@ -231,3 +231,18 @@ def test_plain_vault_pages_are_root_relative_and_skip_dot_folders(make_vault: Va
     assert start.title == "Welcome" and start.aliases == ("Home",)
     assert catalog.dead_links == []  # the image embed is an attachment, not a dead page link
     assert catalog.out_links[catalog.by_path["Start here"]] == (catalog.by_path["Ideas/Idea one"],)
+
+
+def test_a_changed_tokenizer_rebuilds_the_term_counts(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Term counts made by an older tokenizer must not meet questions tokenized by a new one.
+    from wikiq.vault import cache as cache_module
+
+    vault = make_vault(PAGES)
+    assert _open(vault).files_read == 5
+    assert _open(vault).files_read == 0  # same tokenizer: nothing re-read
+    monkeypatch.setattr(cache_module, "TOKENIZER_FINGERPRINT", "another-tokenizer")
+    again = _open(vault)
+    assert again.files_read == 5
+    assert any(t.startswith("gravit") for t in again.terms.row(again.by_path["concepts/orbit"]))

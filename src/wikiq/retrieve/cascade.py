@@ -32,7 +32,6 @@ from wikiq.retrieve.result import (
     ARM_PURE_LLM,
     ARM_SEMANTIC,
     ARM_SUBJECT,
-    ARM_WEAK_LEX,
     RankedPage,
     Retrieval,
     Seed,
@@ -144,10 +143,12 @@ class Retriever:
                 "every word of the question is on most pages: the vault's own subject",
             )
         elif (
-            coverage.covered == "no"
+            coverage.covered != "yes"
             and self.keywords is not None
             and s.mode not in ("lexical", "body")
         ):
+            # Stage 2: the text is not clear evidence, and the model may know the vault's
+            # word for it (or translate it: "引力弹弓" for a page titled "Gravity assist").
             t = time.perf_counter()
             keywords = self.keywords(question)
             timings["keywords"] = _ms(t)
@@ -164,7 +165,7 @@ class Retriever:
         if seeds:
             # A page named by the question, the vault's subject or the model's keywords: the
             # graph around it, fused as the plugin does (the name is evidence on its own).
-            covered = coverage.covered if arm == ARM_LLM else _at_least_uncertain(coverage)
+            covered = coverage if arm == ARM_LLM else _at_least_uncertain(coverage)
             t = time.perf_counter()
             ppr = self._ppr(seeds)
             timings["ppr"] = _ms(t)
@@ -176,7 +177,7 @@ class Retriever:
             t = time.perf_counter()
             results, seeds, arm = self._open_ranking(ev, k=k, exclude=exclude)
             timings["fusion"] = _ms(t)
-            covered = coverage
+            covered = coverage if results else _nothing_found(coverage)
             reason = covered.reason
         pure = covered.covered == "no"
         if pure:
@@ -215,16 +216,20 @@ class Retriever:
         )
 
     def _informative_name(self, ev: _Evidence) -> float:
-        """The best name match that is evidence: a whole title or alias, not a word that is
-        on a large share of the vault's pages ("Time", "目的", "历史")."""
-        s, body = self.settings, self.indexes.text
-        for m in ev.lex[:5]:
-            if m.name_coverage < s.named_coverage:
-                continue
-            if body.pages_share_all(match_terms(m.name)) > s.common_name_share:
-                continue
-            return m.score
-        return 0.0
+        """The best name match that is evidence (see `_is_informative`), else 0."""
+        return next((m.score for m in ev.lex[:5] if self._is_informative(m)), 0.0)
+
+    def _is_informative(self, m: NameMatch) -> bool:
+        """A whole title or alias found in the question that is a name, not a common word:
+        several words ("Gravity assist"), or one word that is not on a large share of the
+        vault's pages ("Time", "目的", "历史" are)."""
+        s = self.settings
+        if m.name_coverage < s.named_coverage:
+            return False
+        terms = list(dict.fromkeys(match_terms(m.name)))
+        if len(terms) > 1:
+            return True
+        return self.indexes.text.pages_share_all(terms) <= s.common_name_share
 
     def _part_hits(self, ev: _Evidence) -> list[BodyHits]:
         """Text search for each part of a question that asks two things ("how do I jump to a
@@ -252,32 +257,37 @@ class Retriever:
         s, ix, pages = self.settings, self.indexes, self.catalog.pages
         skip = ix.stubs
         drop = {self.catalog.by_path[p] for p in exclude if p in self.catalog.by_path}
-        names = [
-            m.page
-            for m in ev.lex[: s.candidates_per_signal]
-            if m.name_coverage >= s.named_coverage
-            and ix.text.pages_share_all(match_terms(m.name)) <= s.common_name_share
-        ]
+        names = [m.page for m in ev.lex[: s.candidates_per_signal] if self._is_informative(m)]
         parts = [
             Channel(f"part{i}", hits.pages.tolist(), s.rrf_parts)
             for i, hits in enumerate(self._part_hits(ev))
         ]
+        text = s.mode != "lexical"  # the ablations: names only, or text only
         channels = [
-            *parts,
-            Channel("text", ev.text.pages.tolist(), s.rrf_text),
+            *(parts if text else []),
+            Channel("text", ev.text.pages.tolist() if text else [], s.rrf_text),
             Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
-            Channel("names", names, s.rrf_names),
-            Channel("sem", [p for p, _ in ev.sem], s.rrf_sem),
+            Channel("names", names if s.mode != "body" else [], s.rrf_names),
+            # Only pages closer to the question than the vault's average page.
+            Channel("sem", [p for p, sim in ev.sem if sim > 0], s.rrf_sem),
         ]
+        # The backbone's best page cannot be buried: the text's, or Stage 0's when no word
+        # of the question is in the vault.
+        backbone = "text" if channels[len(parts)].pages else "sem"
         fused = reciprocal_rank_fusion(
             channels,
             k=s.rrf_k,
+            bonus_channels=(backbone,),
             first_bonus=s.rrf_first_bonus,
             near_bonus=s.rrf_near_bonus,
         )
         fused = [f for f in fused if not skip[f.page] and f.page not in drop]
-        if fused and s.rrf_graph > 0 and s.mode not in ("no-ppr", "lexical", "body"):
-            top = {f.page: 1.0 for f in fused[: s.graph_seeds]}
+        if not fused:
+            return [], [], ARM_BODY
+        # The walk starts from the best pages before the graph has its say.
+        starts = fused[: s.graph_seeds]
+        if s.rrf_graph > 0 and s.mode not in ("no-ppr", "lexical", "body"):
+            top = {f.page: 1.0 for f in starts}
             ppr = personalized_pagerank(ix.walk, top, restart=s.restart)
             ppr[list(top)] = 0.0
             ppr[skip] = 0.0
@@ -287,29 +297,27 @@ class Retriever:
             near = np.argsort(-ppr, kind="stable")[:n].tolist() if n else []
             fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
         fused = fused[:k]
-        if not fused:
-            return [], [], ARM_BODY
         top_score = fused[0].score
         sem = dict(ev.sem)
-        text = ev.text.as_dict()
+        bm25 = ev.text.as_dict()
         results = []
         for f in fused:
             page = pages[f.page]
             signals = {f"rank_{name}": float(rank) for name, rank in f.ranks.items()}
             signals["rrf"] = f.score
-            if f.page in text:
-                signals["body"] = text[f.page]
+            if f.page in bm25:
+                signals["body"] = bm25[f.page]
             if f.page in sem:
                 signals["sem"] = sem[f.page]
-            results.append(RankedPage(page.path, page.title, page.type, f.score / top_score, signals))
+            results.append(
+                RankedPage(page.path, page.title, page.type, f.score / top_score, signals)
+            )
         best = fused[0].ranks
         by_sem = "sem" in best and best.get("sem", 99) < best.get("text", 99)
         arm = ARM_SEMANTIC if by_sem else ARM_BODY
         stage = "semantic" if by_sem else "body"
-        seeds = [
-            self._seed(f.page, stage, f.score / top_score, dict.fromkeys(ev.text.terms, "body"))
-            for f in fused[: s.graph_seeds]
-        ]
+        matched = dict.fromkeys(ev.text.terms, "body") if stage == "body" else {}
+        seeds = [self._seed(f.page, stage, f.score / starts[0].score, matched) for f in starts]
         return results, seeds, arm
 
     def _names(self, question: str) -> _Evidence:
@@ -577,6 +585,13 @@ def _standout(sem: list[tuple[int, float]]) -> float:
     if len(sem) < 2:
         return 0.0
     return sem[0][1] - _rival_mean(sem)
+
+
+def _nothing_found(coverage: Coverage) -> Coverage:
+    """No page shares a word (or, with Stage 0, a meaning) with the question."""
+    return replace(
+        coverage, covered="no", reason="no page title, alias or text matches the question"
+    )
 
 
 def _at_least_uncertain(coverage: Coverage) -> Coverage:

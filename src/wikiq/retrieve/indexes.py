@@ -10,8 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from wikiq.retrieve.body import BodyIndex
-from wikiq.retrieve.names import NameIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
+from wikiq.retrieve.names import NameIndex
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault.catalog import Catalog

@@ -56,18 +56,16 @@ def reciprocal_rank_fusion(
             seen[channel.name] = rank
             scores[page] = scores.get(page, 0.0) + channel.weight / (k + rank)
     for page, seen in ranks.items():
-        rank = min((seen[c] for c in bonus_channels if c in seen), default=None)
-        if rank == 1:
+        best = min((seen[c] for c in bonus_channels if c in seen), default=0)
+        if best == 1:
             scores[page] += first_bonus
-        elif rank is not None and rank <= near_ranks:
+        elif 1 < best <= near_ranks:
             scores[page] += near_bonus
     order = sorted(scores, key=lambda p: (-scores[p], p))
     return [FusedPage(p, scores[p], ranks[p]) for p in order]
 
 
-def add_channel(
-    fused: list[FusedPage], channel: Channel, *, k: int = 60
-) -> list[FusedPage]:
+def add_channel(fused: list[FusedPage], channel: Channel, *, k: int = 60) -> list[FusedPage]:
     """`fused` with one more channel's reciprocal ranks added (used for the graph, which is
     walked from the fused ranking's best pages), re-sorted."""
     by_page = {f.page: f for f in fused}

@@ -139,8 +139,8 @@ class RetrieverSettings:
     rrf_first_bonus: float = 0.05
     rrf_near_bonus: float = 0.02
     graph_seeds: int = 2
-    # A title or alias on more than this share of pages is a common word, not a name.
-    common_name_share: float = 0.05
+    # A one-word title or alias on more than this share of pages is a common word, not a name.
+    common_name_share: float = 0.2
     # Fusion.
     named: FusionWeights = field(default_factory=lambda: NAMED_WEIGHTS)
     open: FusionWeights = field(default_factory=lambda: OPEN_WEIGHTS)

@@ -37,6 +37,8 @@ def _current(data: object) -> bool:
         and data.get("format") == CACHE_FORMAT
         and data.get("tokenizer") == TOKENIZER_FINGERPRINT
     )
+
+
 _PAGE_FIELDS = [f.name for f in dataclasses.fields(Page)]
 
 

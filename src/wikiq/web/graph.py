@@ -29,7 +29,10 @@ def answer_graph(
     *,
     neighbours: int = DEFAULT_NEIGHBOURS,
 ) -> dict[str, Any]:
-    """Nodes (path, title, type, weight 0–1, roles) and directed edges among them."""
+    """Nodes (path, title, type, weight 0–1, roles) and directed edges among them; none when
+    the vault does not cover the question (the answer quotes no page)."""
+    if retrieval.pure_llm:
+        return {"nodes": [], "edges": []}
     catalog = retriever.catalog
     by_path = catalog.by_path
     cited_set = {p for p in cited if p in by_path}
