@@ -28,7 +28,8 @@ def test_search_json_is_the_design_contract() -> None:
 def test_search_explain_shows_matched_words_seeds_and_signals() -> None:
     res = run_wikiq("search", "嫦娥四号在哪里着陆？", "--vault", str(DEMO), "--explain")
     assert res.code == 0, res.stderr
-    assert "Seeds" in res.stdout and "ppr" in res.stdout
+    assert "Seeds" in res.stdout and "rank graph" in res.stdout
+    assert "covered: yes  probability" in res.stdout and "text_coverage" in res.stdout
     assert "嫦娥" in res.stdout
 
 
@@ -52,8 +53,10 @@ def test_eval_reports_every_metric_in_one_process() -> None:
     assert overall["n"] == sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
     assert overall["recall@5"] >= 0.9 and overall["abstain_acc"] >= 0.8
     assert "uncovered" in data["by_kind"] and "zh" in data["by_kind"]
+    assert sum(overall["covered"].values()) == overall["n"]
+    assert data["by_kind"]["uncovered"]["covered"]["no"] >= 8
     first = data["per_question"][0]
-    assert set(first) == {"id", "arm", "pure_llm", "results", "ms"}
+    assert set(first) == {"id", "arm", "covered", "pure_llm", "results", "ms"}
 
 
 def test_eval_ablation_and_bad_retriever_name() -> None:
@@ -76,7 +79,7 @@ def test_piped_eval_table_keeps_every_column_header_whole() -> None:
     res = run_wikiq("eval", str(QUESTIONS), "--vault", str(DEMO))
     assert res.code == 0, res.stderr
     header = res.stdout.splitlines()[0].split()
-    assert header == ["set", "n", "recall@5", "recall@10", "all_gold@5", "mrr", "abstain_acc", "false_abstain", "p50_ms", "p95_ms"]
+    assert header == ["set", "n", "recall@5", "recall@10", "all_gold@5", "mrr", "abstain_acc", "false_abstain", "p50_ms", "p95_ms", "covered", "y/u/n"]
 
 
 def test_explain_fits_an_80_column_terminal_without_splitting_words() -> None:

@@ -51,6 +51,13 @@ BANNERS = {
     ),
     "zh": "> ⚠ **并非来自你的知识库——请核实。** 知识库中没有与此问题匹配的页面，以下回答来自模型的通用知识。\n\n",
 }
+# An answer from pages that may cover the question only in part (coverage "uncertain").
+CAVEATS = {
+    "en": "> ℹ **Your vault may cover this only in part** — check what the pages say.\n\n",
+    "zh": "> ℹ **你的知识库可能只部分涵盖这个问题**——请核对页面原文。\n\n",
+}
+# Pages named (never quoted, never cited) under an answer the vault does not cover.
+CLOSEST_PAGES = 3
 BANNERS_NO_MODEL = {
     "en": "> ⚠ **Not from your vault.** No page in your vault matches this question.\n\n",
     "zh": "> ⚠ **并非来自你的知识库。** 知识库中没有与此问题匹配的页面。\n\n",
@@ -119,6 +126,8 @@ class Answerer:
                 wide = replace(joined, query=question)
                 notes.append("Pages were found with the help of the previous question.")
         retrieval = replace(wide, results=wide.results[:k])
+        if retrieval.pure_llm and retrieval.results:
+            notes.append(_closest_note(retrieval))
         timings = {"retrieve": _ms(t0)}
         yield RetrievalDone(retrieval)
         ranked = [
@@ -157,6 +166,9 @@ class Answerer:
             banner = BANNERS.get(run.language, BANNERS["en"])
             shown.append(banner)
             yield AnswerToken(banner)
+        elif run.retrieval.covered == "uncertain":
+            shown.append(_caveat(run.language))
+            yield AnswerToken(shown[-1])
         t = time.perf_counter()
         for chunk in stream:
             if "first_token" not in run.timings:
@@ -233,7 +245,12 @@ class Answerer:
             loaded = [p.index for p in pages.pages]
             hint, _ = build_hint(self.catalog, loaded, ranked, budget.hint)
         user = user_message(
-            run.question, pages.pages, hint=hint, arm=run.retrieval.arm, pure_llm=pure
+            run.question,
+            pages.pages,
+            hint=hint,
+            arm=run.retrieval.arm,
+            pure_llm=pure,
+            partial=run.retrieval.covered == "uncertain",
         )
         earlier = [
             (turn.question, links_to_placeholder(turn.answer, self.catalog))
@@ -275,6 +292,9 @@ class Answerer:
             raw = words["uncovered"] + "\n"
             quoted: list[int] = []
         else:
+            if run.retrieval.covered == "uncertain":
+                shown.append(_caveat(run.language))
+                yield AnswerToken(shown[-1])
             scores = {r.path: r.score for r in run.retrieval.results}
             pages = [i for i in ranked if not self.catalog.pages[i].stub][:k]
             ctx.stubs = [
@@ -379,3 +399,13 @@ def _blocks(text: str) -> list[str]:
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
+
+
+def _caveat(language: str) -> str:
+    return CAVEATS.get(language, CAVEATS["en"])
+
+
+def _closest_note(retrieval: Retrieval) -> str:
+    """The pages that came closest to a question the vault does not cover, by name only."""
+    names = ", ".join(f"{r.title} ({r.path})" for r in retrieval.results[:CLOSEST_PAGES])
+    return f"Closest in your vault (not quoted): {names}."

@@ -106,8 +106,11 @@ def user_message(
     hint: str = "",
     arm: str = "",
     pure_llm: bool = False,
+    partial: bool = False,
 ) -> str:
-    """The final user turn: pages as data, the other-pages hint, then the question."""
+    """The final user turn: pages as data, the other-pages hint, then the question.
+
+    `partial`: retrieval is not sure the pages cover the question, and the model is told so."""
     if pure_llm:
         return (
             "(No page of the wiki matches this question: answer from general knowledge, and "
@@ -126,6 +129,11 @@ def user_message(
         )
     if arm:
         parts.append(f"(Pages selected via {arm} retrieval.)")
+    if partial:
+        parts.append(
+            "(These pages may cover the question only in part. Answer only what they support, "
+            "and say plainly which part of the question they do not cover.)"
+        )
     parts.append(f"Question: {question}")
     return "\n\n".join(parts)
 

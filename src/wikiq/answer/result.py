@@ -89,6 +89,7 @@ class Answer:
             "question": self.question,
             "answer": self.text,
             "arm": self.arm,
+            "covered": self.retrieval.covered if self.retrieval is not None else "yes",
             "pure_llm": self.pure_llm,
             "extractive": self.extractive,
             "model": self.model,

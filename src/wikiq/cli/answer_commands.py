@@ -176,7 +176,7 @@ def stream_answer(
     try:
         for event in events:
             if isinstance(event, RetrievalDone):
-                out.print(_header(event.retrieval.arm, event.retrieval.pure_llm, choice.spec))
+                out.print(_header(event.retrieval.arm, event.retrieval.covered, choice.spec))
                 out.file.flush()
             elif isinstance(event, AnswerToken):
                 out.file.write(event.text)
@@ -202,10 +202,17 @@ def stream_answer(
     return None
 
 
-def _header(arm: str, pure_llm: bool, model: str | None) -> str:
-    where = "nothing in your vault matches" if pure_llm else "from your vault"
+_WHERE = {
+    "yes": "from your vault",
+    "uncertain": "from your vault, which may cover it only in part",
+    "no": "not covered by your vault",
+}
+
+
+def _header(arm: str, covered: str, model: str | None) -> str:
+    where = _WHERE.get(covered, _WHERE["yes"])
     how = f"answered by {model}" if model else "no model: quoted passages"
-    style = "bold yellow" if pure_llm else "bold cyan"
+    style = "bold yellow" if covered != "yes" else "bold cyan"
     return f"[{style}]{arm}[/{style}] [dim]· {where} · {how}[/dim]"
 
 

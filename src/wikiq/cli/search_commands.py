@@ -69,16 +69,32 @@ def search(
 
 # Below this many columns, `--explain` drops the title column and shortens the signals.
 WIDE_EXPLAIN = 130
-SHORT_SIGNAL_NAMES = {"link_out": "out", "centrality": "cent"}
+SHORT_SIGNAL_NAMES = {
+    "link_out": "out",
+    "centrality": "cent",
+    "rank_text": "text",
+    "rank_lead": "lead",
+    "rank_names": "names",
+    "rank_sem": "sem",
+    "rank_graph": "graph",
+}
 
 
 def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | None = None) -> None:
     out = console or stdout_console()
     if r.pure_llm:
-        out.print(f"[bold yellow]{r.arm}[/bold yellow]  nothing in this vault matches: {r.reason}.")
-        return
-    out.print(f"[bold cyan]{r.arm}[/bold cyan]  {r.reason}")
+        out.print(f"[bold yellow]{r.arm}[/bold yellow]  not covered by this vault: ", end="")
+        out.print(f"{r.reason}.", markup=False, highlight=False)
+        if not r.results:
+            return
+        out.print("[dim]Closest in your vault:[/dim]")
+    else:
+        style = "bold cyan" if r.covered == "yes" else "bold yellow"
+        label = "" if r.covered == "yes" else "  [yellow](may cover it only in part)[/yellow]"
+        out.print(f"[{style}]{r.arm}[/{style}]{label}  ", end="")
+        out.print(r.reason, markup=False, highlight=False)
     if explain:
+        _print_coverage(r, out)
         seeds = Table(
             title="Seeds (entry points into the link graph)",
             box=None,
@@ -102,10 +118,7 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
     table.add_column("page", overflow="fold")
     if not compact:
         table.add_column("title", overflow="fold")
-    # The signal columns: those every search has, plus embeddings when Stage 0 ran.
-    signals = ["lex", "body", "lead", "ppr", "link_out", "centrality"]
-    if any(p.signals.get("sem") for p in r.results):
-        signals.insert(3, "sem")
+    signals = _signal_columns(r)
     if explain:
         for col in signals:
             header = SHORT_SIGNAL_NAMES.get(col, col) if compact else col.replace("_", " ")
@@ -114,12 +127,52 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
     for n, p in enumerate(r.results, start=1):
         row = [str(n), f"{p.score:.2f}", p.path] + ([] if compact else [p.title])
         if explain:
-            row += [f"{p.signals.get(col, 0.0):.{digits}f}" for col in signals]
-        table.add_row(*row)
-    out.print(table)
+            row += [_signal(p.signals.get(col), col, digits) for col in signals]
+        table.add_row(*row, style=None)
+    out.print(table, markup=False)
     if explain:
         timings = "  ".join(f"{k} {v:.2f}ms" for k, v in r.timings_ms.items())
         out.print(f"[dim]{timings}[/dim]")
+
+
+# Open questions are ranked by reciprocal rank fusion: each channel's rank is what counts.
+RANK_SIGNALS = ("rank_text", "rank_lead", "rank_names", "rank_sem", "rank_graph", "rrf")
+
+
+def _signal_columns(r: Retrieval) -> list[str]:
+    """The signals behind this ranking: channel ranks for an open question, the plugin's
+    signals (names, text, PPR) for a named one; embeddings only when Stage 0 ran."""
+    if any("rrf" in p.signals for p in r.results):
+        present = {k for p in r.results for k in p.signals}
+        return [c for c in RANK_SIGNALS if c in present]
+    signals = ["lex", "body", "lead", "ppr", "link_out", "centrality"]
+    if any(p.signals.get("sem") for p in r.results):
+        signals.insert(3, "sem")
+    return signals
+
+
+def _signal(value: float | None, column: str, digits: int) -> str:
+    if value is None:
+        return "–"
+    if column.startswith("rank_"):
+        return str(int(value))
+    return f"{value:.{digits}f}"
+
+
+def _print_coverage(r: Retrieval, out: Console) -> None:
+    """The coverage decision: its inputs, the fitted probability and the two thresholds."""
+    c = r.coverage
+    if not c:
+        return
+    features = "  ".join(f"{k} {v:.2f}" for k, v in c.get("features", {}).items())
+    cuts = c.get("thresholds", {})
+    out.print(
+        f"covered: {c.get('covered')}  probability {c.get('probability', 0.0):.3f}  "
+        f"(not covered below {cuts.get('not_covered')}, covered from {cuts.get('covered')})",
+        markup=False,
+        highlight=False,
+    )
+    out.print(f"  {features}", markup=False, highlight=False, style="dim")
 
 
 @app.command(name="eval")
@@ -138,6 +191,9 @@ def eval_command(
     """Measure retrieval on a questions file: recall@5/@10, all-gold@5, MRR, abstention, latency.
 
     Every question runs in this one process (warm indexes), so latencies are per question.
+    Figures are given overall and per "kind"; a question answered as not covered scores 0,
+    and "covered y/u/n" counts the coverage decision's answers (yes / uncertain / no).
+    --retriever bm25 is the baseline: plain BM25 over titles, aliases and text.
 
     Examples:\n
       wikiq eval examples/demo-questions.jsonl --vault examples/demo-vault\n
@@ -182,9 +238,12 @@ def eval_command(
     table.add_column("set")
     for c in cols:
         table.add_column(c, justify="right")
+    table.add_column("covered y/u/n", justify="right")
     rows = [("overall", data["overall"]), *data["by_kind"].items()]
     for name, summary in rows:
-        table.add_row(name, *[_fmt(summary[c]) for c in cols])
+        counts = summary["covered"]
+        covered = f"{counts['yes']}/{counts['uncertain']}/{counts['no']}"
+        table.add_row(name, *[_fmt(summary[c]) for c in cols], covered)
     stdout_console().print(table)
 
 

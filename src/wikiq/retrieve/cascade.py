@@ -124,6 +124,8 @@ class Retriever:
         timings["index"] = _ms(t0)
         s = self.settings
         ev = self._evidence(question, k, timings)
+        if s.mode == "bm25":
+            return self._plain_bm25(ev, k, exclude, timings, t0)
         lex_strong = self._lex_strong(ev)
         named = self._named(ev)
         coverage = decide_coverage(self._coverage_features(ev))
@@ -196,6 +198,29 @@ class Retriever:
             covered=covered.covered,
             coverage=covered.to_dict(),
         )
+
+    def _plain_bm25(
+        self,
+        ev: _Evidence,
+        k: int,
+        exclude: frozenset[str],
+        timings: dict[str, float],
+        t0: float,
+    ) -> Retrieval:
+        """The baseline (`--retriever bm25`): the text channel's ranking as it is."""
+        pages, ix = self.catalog.pages, self.indexes
+        hits = [
+            (int(p), float(sc))
+            for p, sc in zip(ev.text.pages, ev.text.scores, strict=True)
+            if not ix.stubs[p] and pages[p].path not in exclude
+        ][:k]
+        top = hits[0][1] if hits else 1.0
+        results = [
+            RankedPage(pages[p].path, pages[p].title, pages[p].type, sc / top, {"body": sc})
+            for p, sc in hits
+        ]
+        timings["total"] = _ms(t0)
+        return Retrieval(ev.question, ARM_BODY, False, [], results, timings, reason="plain BM25")
 
     def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
         """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
@@ -359,7 +384,7 @@ class Retriever:
         named = self._named(ev)
         if (
             self.semantic is not None
-            and s.mode not in ("lexical", "body")
+            and s.mode not in ("lexical", "body", "bm25")
             and not (named and s.named.sem == 0)
         ):
             t = time.perf_counter()

@@ -1,7 +1,9 @@
 """`wikiq eval`: recall, all-gold, MRR, abstention and latency over a questions file.
 
-Questions are JSON lines `{"id", "question", "gold": [paths], "kind"?, "exclude"?}`. Excluded
-pages (leave-one-out: the page whose title is the query) are removed before scoring.
+Questions are JSON lines `{"id", "question", "gold": [paths], "kind"?, "exclude"?, "also_ok"?}`.
+Excluded pages (leave-one-out: the page whose title is the query) are removed before scoring;
+`also_ok` pages count as a hit for a single-gold question; a question answered as not covered
+(pureLLM) scores 0, since its answer quotes no page.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class EvalQuestion:
     gold: tuple[str, ...]
     kind: str = ""
     exclude: tuple[str, ...] = ()
+    also_ok: tuple[str, ...] = ()  # pages that also fully answer a single-gold question
 
 
 @dataclass
@@ -39,11 +42,14 @@ class QuestionOutcome:
     results: list[str]
     ms: float
     gold: tuple[str, ...] = field(default=(), repr=False)
+    covered: str = "yes"
+    also_ok: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "arm": self.arm,
+            "covered": self.covered,
             "pure_llm": self.pure_llm,
             "results": self.results,
             "ms": round(self.ms, 3),
@@ -68,6 +74,7 @@ def load_questions(path: Path) -> list[EvalQuestion]:
                 gold=tuple(str(g) for g in data.get("gold", [])),
                 kind=str(data.get("kind") or ""),
                 exclude=tuple(str(e) for e in data.get("exclude", [])),
+                also_ok=tuple(str(e) for e in data.get("also_ok", [])),
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise WikiqError(
@@ -89,23 +96,37 @@ def run_questions(
         r = retrieve(q.question, EVAL_DEPTH, frozenset(q.exclude))
         ms = (time.perf_counter() - start) * 1000.0
         results = [p.path for p in r.results if p.path not in q.exclude][:EVAL_DEPTH]
-        outcomes.append(QuestionOutcome(q.id, q.kind, r.arm, r.pure_llm, results, ms, q.gold))
+        outcomes.append(
+            QuestionOutcome(
+                q.id, q.kind, r.arm, r.pure_llm, results, ms, q.gold, r.covered, q.also_ok
+            )
+        )
         if on_progress:
             on_progress(n)
     return outcomes
 
 
 def summarize(outcomes: list[QuestionOutcome]) -> dict[str, Any]:
-    """n, recall@5, recall@10, all_gold@5, mrr, abstain_acc, false_abstain, p50_ms, p95_ms."""
+    """n, recall@5, recall@10, all_gold@5, mrr, abstain_acc, false_abstain, covered counts,
+    p50_ms, p95_ms."""
     answerable = [o for o in outcomes if o.gold]
     uncovered = [o for o in outcomes if not o.gold]
 
     def recall(o: QuestionOutcome, k: int) -> float:
-        return len(set(o.results[:k]) & set(o.gold)) / len(set(o.gold))
+        # A "not covered" answer quotes no page: it scores 0 whatever the list holds.
+        if o.pure_llm:
+            return 0.0
+        top = set(o.results[:k])
+        if len(o.gold) == 1 and o.also_ok:  # any page that fully answers it counts
+            return float(bool(top & ({*o.gold, *o.also_ok})))
+        return len(top & set(o.gold)) / len(set(o.gold))
 
     def rr(o: QuestionOutcome) -> float:
+        if o.pure_llm:
+            return 0.0
+        good = {*o.gold, *o.also_ok} if len(o.gold) == 1 else set(o.gold)
         for rank, path in enumerate(o.results, start=1):
-            if path in o.gold:
+            if path in good:
                 return 1.0 / rank
         return 0.0
 
@@ -114,10 +135,13 @@ def summarize(outcomes: list[QuestionOutcome]) -> dict[str, Any]:
         "n": len(outcomes),
         "recall@5": _mean([recall(o, 5) for o in answerable]),
         "recall@10": _mean([recall(o, 10) for o in answerable]),
-        "all_gold@5": _mean([float(set(o.gold) <= set(o.results[:5])) for o in answerable]),
+        "all_gold@5": _mean(
+            [float(not o.pure_llm and set(o.gold) <= set(o.results[:5])) for o in answerable]
+        ),
         "mrr": _mean([rr(o) for o in answerable]),
         "abstain_acc": _mean([float(o.pure_llm) for o in uncovered]),
         "false_abstain": _mean([float(o.pure_llm) for o in answerable]),
+        "covered": {c: sum(o.covered == c for o in outcomes) for c in ("yes", "uncertain", "no")},
         "p50_ms": round(float(np.percentile(ms, 50)), 3),
         "p95_ms": round(float(np.percentile(ms, 95)), 3),
     }

@@ -12,8 +12,10 @@ from typing import Literal
 
 from wikiq.retrieve.ppr import Direction
 
-Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject"]
-MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject")
+# Ablations for `wikiq eval --retriever`. "bm25" is the baseline to beat: BM25 over titles,
+# aliases and text, nothing else, and never "not covered".
+Mode = Literal["full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject", "bm25"]
+MODES: tuple[Mode, ...] = ("full", "lexical", "body", "no-ppr", "mc-ppr", "no-subject", "bm25")
 
 
 @dataclass(frozen=True)

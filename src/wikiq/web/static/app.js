@@ -92,11 +92,13 @@
     turn.el.querySelector(".status").textContent = text;
   }
 
-  function showArm(turn, arm, reason, pureLlm) {
+  function showArm(turn, arm, reason, pureLlm, covered) {
     const badge = turn.el.querySelector(".badge.arm");
-    badge.textContent = arm;
+    // "uncertain": answered from the pages, which may cover the question only in part.
+    badge.textContent = covered === "uncertain" ? `${arm} · may be partial` : arm;
     badge.title = reason || "";
     badge.classList.toggle("pure", !!pureLlm);
+    badge.classList.toggle("partial", covered === "uncertain");
     turn.el.querySelector(".purellm-banner").hidden = !pureLlm;
     turn.el.classList.toggle("pure-llm", !!pureLlm);
   }
@@ -175,7 +177,7 @@
 
   function handleEvent(turn, event, data, started) {
     if (event === "retrieval") {
-      showArm(turn, data.arm, "", data.pure_llm);
+      showArm(turn, data.arm, data.coverage ? data.coverage.reason : "", data.pure_llm, data.covered);
       setStatus(turn, data.pure_llm ? "writing…" : `${data.results.length} pages found · writing…`);
       turn.graph = data.graph;
       if (state.active === turn) {
@@ -198,7 +200,8 @@
       const body = turn.el.querySelector(".answer-body");
       renderAnswer(turn);
       fixLinks(body, data.links);
-      showArm(turn, answer.arm || turn.el.querySelector(".badge.arm").textContent, "", answer.pure_llm);
+      const badge = turn.el.querySelector(".badge.arm");
+      showArm(turn, answer.arm || badge.textContent, badge.title, answer.pure_llm, answer.covered);
       const modelBadge = turn.el.querySelector(".badge.model");
       modelBadge.hidden = false;
       modelBadge.textContent = answer.extractive ? "no model: quoted from pages" : answer.model || "model";
