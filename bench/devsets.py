@@ -13,3 +13,17 @@ DEV_SETS: dict[str, tuple[Path, Path]] = {
     "loo-ob-wiki": (BENCH / "ob-wiki", BENCH / "loo" / "ob-wiki.jsonl"),
     "2wiki": (BENCH / "2wiki-hipporag", BENCH / "2wiki-hipporag" / "questions.jsonl"),
 }
+
+# The natural-question dev sets (issue 10): paraphrases, relational, cross-language, named and
+# absent questions written by reading the pages. `also_ok` pages count as hits.
+NATURAL_SETS: dict[str, tuple[Path, Path]] = {
+    f"natural-{name}": (BENCH / folder, BENCH / "natural" / f"{name}.jsonl")
+    for name, folder in (
+        ("sample50", "sample50"),
+        ("obsidian-help-en", "obsidian-help/en"),
+        ("obsidian-help-zh", "obsidian-help/zh"),
+        ("ai-operator-wiki", "ai-operator-wiki"),
+        ("ob-wiki", "ob-wiki"),
+    )
+}
+ALL_SETS: dict[str, tuple[Path, Path]] = {**DEV_SETS, **NATURAL_SETS}

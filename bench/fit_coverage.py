@@ -197,10 +197,17 @@ def main() -> int:
         test = np.array([r["vault"] == v for r in recs])
         train = ~test & judged
         b = fit(x[train], y[train], w[train])
-        lo, _ = thresholds(probabilities(b, x[~test]), [r for r, t in zip(recs, test, strict=True) if not t])
+        lo, _ = thresholds(
+            probabilities(b, x[~test]), [r for r, t in zip(recs, test, strict=True) if not t]
+        )
         p_out[test] = probabilities(b, x[test])
         low_out[test] = lo
-        report(p_out[test], [r for r, t in zip(recs, test, strict=True) if t], lo, f"held out: {v} (cut {lo})")
+        report(
+            p_out[test],
+            [r for r, t in zip(recs, test, strict=True) if t],
+            lo,
+            f"held out: {v} (cut {lo})",
+        )
     print("  pooled leave-one-vault-out:")
     report(np.where(p_out < low_out, 0.0, 1.0), recs, 0.5, "all vaults")
     block = "\n".join(

@@ -137,7 +137,7 @@ class RetrieverSettings:
     rrf_names: float = 0.5
     rrf_sem: float = 2.0
     rrf_graph: float = 0.5
-    rrf_parts: float = 1.0  # each part of a question that asks two things, searched alone
+    rrf_parts: float = 0.5  # each part of a question that asks two things, searched alone
     rrf_first_bonus: float = 0.05
     rrf_near_bonus: float = 0.02
     graph_seeds: int = 2
