@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.answer.conftest import DEMO_VAULT, MOON, UNCOVERED
 from wikiq.answer import AnswerToken
+from wikiq.retrieve.coverage import Coverage, CoverageFeatures
 from wikiq.wiki import Wiki
 
 
@@ -76,3 +79,25 @@ def test_extractive_answers_are_counted_in_the_log(wiki: Wiki) -> None:
 
     records = querylog.read()
     assert len(records) == 1 and records[0]["extractive"] and records[0]["model"] is None
+
+
+def test_an_uncertain_answer_says_the_vault_may_cover_it_only_in_part(
+    wiki: Wiki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq.retrieve import cascade
+
+    def unsure(features: CoverageFeatures) -> Coverage:
+        return Coverage("uncertain", 0.3, features, "the pages may cover it only in part")
+
+    monkeypatch.setattr(cascade, "decide_coverage", unsure)
+    answer = wiki.ask("Why does the Moon always show the same face?")
+    assert not answer.pure_llm and answer.to_dict()["covered"] == "uncertain"
+    assert answer.text.startswith("> ℹ **Your vault may cover this only in part**")
+    assert answer.citations  # it still answers from the pages, with citations
+
+
+def test_a_not_covered_answer_names_the_closest_pages_without_quoting_them(wiki: Wiki) -> None:
+    answer = wiki.ask("How do I fix a flat bicycle tyre?")
+    assert answer.pure_llm and answer.citations == [] and "[[" not in answer.text
+    closest = [n for n in answer.notes if n.startswith("Closest in your vault (not quoted): ")]
+    assert len(closest) == 1 and "(concepts/" in closest[0]

@@ -154,3 +154,11 @@ def test_the_hint_names_other_pages_without_loading_them(
         apollo
         == "- entities/apollo-11 — Apollo 11 | aliases: Apollo 11 mission / 阿波罗11号 / First Moon landing"
     )
+
+
+def test_an_uncertain_retrieval_tells_the_model_the_pages_may_be_partial() -> None:
+    from wikiq.answer.prompts import user_message
+
+    told = user_message("Q?", [], partial=True)
+    assert "may cover the question only in part" in told and told.endswith("Question: Q?")
+    assert "only in part" not in user_message("Q?", [])

@@ -22,9 +22,14 @@ from wikiq.retrieve.coverage import Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
-from wikiq.retrieve.names import NameMatch, name_features
+from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
 from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
-from wikiq.retrieve.rank_fusion import Channel, add_channel, reciprocal_rank_fusion
+from wikiq.retrieve.rank_fusion import (
+    Channel,
+    FusedPage,
+    add_channel,
+    reciprocal_rank_fusion,
+)
 from wikiq.retrieve.result import (
     ARM_BODY,
     ARM_LEX,
@@ -251,7 +256,7 @@ class Retriever:
         s = self.settings
         if m.name_coverage < s.named_coverage:
             return False
-        terms = list(dict.fromkeys(match_terms(m.name)))
+        terms = list(dict.fromkeys(match_terms(without_disambiguator(m.name))))
         if len(terms) > 1:
             return True
         return self.indexes.text.pages_share_all(terms) <= s.common_name_share
@@ -321,6 +326,9 @@ class Retriever:
             n = min(s.candidates_per_signal, int(np.count_nonzero(ppr)))
             near = np.argsort(-ppr, kind="stable")[:n].tolist() if n else []
             fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
+            named = any("names" in f.ranks for f in starts)
+            if s.graph_slot and near and (named or not s.graph_slot_named_only):
+                fused = _reserve_slot(fused, near[0], s.graph_slot)
         fused = fused[:k]
         top_score = fused[0].score
         sem = dict(ev.sem)
@@ -610,6 +618,20 @@ def _standout(sem: list[tuple[int, float]]) -> float:
     if len(sem) < 2:
         return 0.0
     return sem[0][1] - _rival_mean(sem)
+
+
+def _reserve_slot(fused: list[FusedPage], page: int, slot: int) -> list[FusedPage]:
+    """`page` moved up to position `slot` (from 1) when it ranks below it: the graph's best
+    neighbour of the entry pages gets one place in the answer (llm_wiki reserves 15-30% of its
+    window for graph neighbours), never above the text's best pages."""
+    at = next((i for i, f in enumerate(fused) if f.page == page), None)
+    if at is not None and at < slot:
+        return fused
+    moved = fused.pop(at) if at is not None else FusedPage(page, 0.0, {"graph": 1})
+    i = min(slot - 1, len(fused))
+    score = fused[i].score if i < len(fused) else moved.score  # the place it takes
+    fused.insert(i, FusedPage(page, score, moved.ranks))
+    return fused
 
 
 def _nothing_found(coverage: Coverage) -> Coverage:

@@ -102,7 +102,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:

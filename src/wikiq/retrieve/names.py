@@ -41,6 +41,18 @@ def name_features(text: str) -> list[str]:
     return list(dict.fromkeys(feats))
 
 
+# A trailing parenthetical that tells same-named pages apart ("The V.I.P.s (film)", "Mercury
+# (planet)", "水星（行星）") is not part of the name: matched with it, "film" alone would name
+# every film in the vault.
+_DISAMBIGUATOR = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
+
+
+def without_disambiguator(name: str) -> str:
+    """The name without its trailing parenthetical, unless that is all there is."""
+    stripped = _DISAMBIGUATOR.sub("", name)
+    return stripped if stripped.strip() else name
+
+
 @dataclass(frozen=True)
 class NameMatch:
     """How well one page's best name matches a question."""
@@ -87,7 +99,7 @@ class NameIndex:
         cols: list[int] = []
         self.features: list[list[str]] = []
         for r, text in enumerate(names):
-            feats = name_features(text)
+            feats = name_features(without_disambiguator(text))
             self.features.append(feats)
             for f in feats:
                 cols.append(vocab.setdefault(f, len(vocab)))

@@ -1,0 +1,163 @@
+"""Questions that name no page: text is the backbone, the other channels cannot bury its best
+hit, names count only when they are names, and "covered" is one decision with its inputs shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve.cascade import Retriever
+from wikiq.retrieve.coverage import (
+    COVERED,
+    FOREIGN,
+    NOT_COVERED,
+    SEM_STANDOUT,
+    CoverageFeatures,
+    coverage_probability,
+    decide_coverage,
+)
+from wikiq.retrieve.names import without_disambiguator
+from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
+from wikiq.retrieve.result import ARM_BODY
+from wikiq.text.stopwords import content_terms, question_parts
+from wikiq.vault.catalog import Catalog
+
+# --- reciprocal rank fusion --------------------------------------------------------------------
+
+
+def test_the_text_channels_first_page_is_not_buried_by_pages_middling_everywhere() -> None:
+    # Page 9 is second in three other lists; page 1 is first in the text list only.
+    channels = [
+        Channel("text", [1, 9, 2, 3], 2.0),
+        Channel("lead", [5, 9, 6], 0.5),
+        Channel("names", [7, 9], 0.5),
+        Channel("graph", [8, 9], 0.5),
+    ]
+    fused = reciprocal_rank_fusion(channels)
+    assert fused[0].page == 1 and fused[1].page == 9
+    assert fused[1].ranks == {"text": 2, "lead": 2, "names": 2, "graph": 2}
+
+
+def test_without_the_bonus_the_same_lists_would_bury_it() -> None:
+    # The bonus is what keeps it first: the test above is not passing by accident.
+    channels = [Channel("text", [1, 9, 2], 2.0), Channel("lead", [5, 9], 0.5), Channel("names", [7, 9], 0.5), Channel("graph", [8, 9], 0.5)]
+    plain = reciprocal_rank_fusion(channels, first_bonus=0.0, near_bonus=0.0)
+    assert plain[0].page == 9
+
+
+def test_fusion_is_deterministic_and_a_page_counts_once_per_channel() -> None:
+    channels = [Channel("text", [3, 3, 4], 2.0), Channel("lead", [4, 3], 0.5)]
+    a, b = reciprocal_rank_fusion(channels), reciprocal_rank_fusion(channels)
+    assert [(f.page, f.score) for f in a] == [(f.page, f.score) for f in b]
+    assert a[0].page == 3 and a[0].ranks == {"text": 1, "lead": 2}
+
+
+# --- the coverage decision ---------------------------------------------------------------------
+
+
+def _features(**kw: float) -> CoverageFeatures:
+    base = dict(text_coverage=0.0, text_best3=0.0, known=0.0, text_gap=0.0, name=0.0, sem_standout=0.0, foreign=0.0)
+    return CoverageFeatures(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_a_page_holding_every_distinctive_word_means_covered() -> None:
+    d = decide_coverage(_features(text_coverage=1.0, text_best3=1.0, known=1.0, text_gap=0.5))
+    assert d.covered == "yes" and d.probability >= COVERED
+
+
+def test_words_the_vault_never_uses_mean_not_covered() -> None:
+    d = decide_coverage(_features(text_coverage=0.1, text_best3=0.1, known=0.1, text_gap=0.1))
+    assert d.covered == "no" and d.probability < NOT_COVERED
+    assert "10%" in d.reason  # the reason printed is the evidence itself
+
+
+def test_the_decision_is_monotonic_in_each_piece_of_evidence() -> None:
+    low = _features(text_coverage=0.3, text_best3=0.3, known=0.5, text_gap=0.2)
+    for name in ("text_coverage", "text_best3", "known", "text_gap", "name"):
+        more = CoverageFeatures(**{**low.__dict__, name: getattr(low, name) + 0.3})
+        assert coverage_probability(more) > coverage_probability(low), name
+
+
+def test_three_answers_with_thresholds_in_order() -> None:
+    assert 0.0 < NOT_COVERED < COVERED < 1.0
+    middle = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
+    p = coverage_probability(middle)
+    expected = "yes" if p >= COVERED else "uncertain" if p >= NOT_COVERED else "no"
+    assert decide_coverage(middle).covered == expected
+
+
+def test_a_question_in_a_language_the_vault_lacks_is_never_not_covered_on_words_alone() -> None:
+    nothing = _features()
+    assert decide_coverage(nothing).covered == "no"
+    foreign = decide_coverage(_features(foreign=FOREIGN))
+    assert foreign.covered == "uncertain" and "language" in foreign.reason
+
+
+def test_a_stage0_page_that_stands_out_is_evidence_by_itself() -> None:
+    d = decide_coverage(_features(sem_standout=SEM_STANDOUT))
+    assert d.covered == "uncertain" and "embeddings" in d.reason
+    assert decide_coverage(_features(sem_standout=SEM_STANDOUT / 2)).covered == "no"
+
+
+# --- question text -----------------------------------------------------------------------------
+
+
+def test_question_scaffolding_is_not_content() -> None:
+    assert content_terms(["way", "write", "math", "thing"]) == ["write", "math"]
+    assert content_terms(["办法", "加密"]) == ["加密"]
+    assert content_terms(["way"]) == ["way"]  # nothing else left: keep what there is
+
+
+def test_a_question_asking_two_things_has_two_parts() -> None:
+    assert question_parts("How do I jump to a note, and how do I run a command?") == ["How do I jump to a note", "how do I run a command"]
+    assert question_parts("碑文是谁翻译的？一共多少字？") == ["碑文是谁翻译的", "一共多少字"]
+    assert question_parts("What is an orbit") == ["What is an orbit"]
+
+
+def test_a_parenthetical_disambiguator_is_not_the_name() -> None:
+    assert without_disambiguator("The V.I.P.s (film)") == "The V.I.P.s"
+    assert without_disambiguator("水星（行星）") == "水星"
+    assert without_disambiguator("(film)") == "(film)"  # all there is: kept
+
+
+# --- end to end on a small vault ---------------------------------------------------------------
+
+FILMS = {
+    "entities/the-vips-film": page("The V.I.P.s (film)", "A 1963 film with Elizabeth Taylor, delayed by fog at an airport.", type="entity"),
+    "entities/titanic-film": page("Titanic (film)", "A 1997 film by [[entities/james-cameron]] about the sinking ship.", type="entity"),
+    "entities/james-cameron": page("James Cameron", "A Canadian filmmaker from Kapuskasing.", type="entity"),
+    "concepts/time": page("Time", "Time passes. Every page here mentions time, the film, the year."),
+    **{f"entities/extra-{n}": page(f"Extra {n}", f"A page about time number {n}.", type="entity") for n in range(6)},
+}
+
+
+@pytest.fixture
+def films(make_catalog: CatalogFactory) -> Catalog:
+    return make_catalog(FILMS)
+
+
+def test_film_alone_does_not_name_a_page_titled_with_it_in_parentheses(films: Catalog) -> None:
+    r = Retriever(films).retrieve("which film had the longest delay")
+    assert all(m.name != "The V.I.P.s (film)" for m in Retriever(films)._names("film").lex)
+    assert r.coverage["features"]["name"] == 0.0
+
+
+def test_a_one_word_title_on_most_pages_is_a_common_word_not_a_name(films: Catalog) -> None:
+    r = Retriever(films).retrieve("how much time does a ship take to sink")
+    assert r.coverage["features"]["name"] == 0.0  # "Time" is on nearly every page
+
+
+def test_a_named_entitys_neighbour_gets_a_place_in_the_top_five(films: Catalog) -> None:
+    # The answer is on the page Titanic links to, which shares no word with the question.
+    question = "Where is the director of the Titanic film from, and which year did the ship sink in it?"
+    r = Retriever(films).retrieve(question)
+    top = [p.path for p in r.results[:5]]
+    assert r.arm == ARM_BODY and top[0] == "entities/titanic-film" and "entities/james-cameron" in top
+    without = Retriever(films).with_settings(graph_slot=0, rrf_graph=0.0).retrieve(question)
+    assert "entities/james-cameron" not in [p.path for p in without.results[:5]]
+
+
+def test_the_plain_bm25_mode_ranks_by_text_alone_and_never_abstains(films: Catalog) -> None:
+    r = Retriever(films).with_settings(mode="bm25").retrieve("sourdough recipe with fog")
+    assert not r.pure_llm and r.results[0].path == "entities/the-vips-film"
+    assert set(r.results[0].signals) == {"body"}
