@@ -47,8 +47,10 @@ def instructions_for(wiki: Wiki) -> str:
         f"{summary.describe().split(': ', 1)[1]}.\n"
         "Use `ask` for an answer grounded only in the vault, with [[wiki-link]] citations "
         f"(links look like [[{folder}concepts/<page>]]) and a ## References section; "
-        "when `pure_llm` is true the vault does not cover the question and the answer says so — "
-        "do not present it as coming from the vault. "
+        "`covered` says whether the vault covers the question: \"yes\"; \"uncertain\" (the "
+        "answer comes from pages that may cover it only in part, and says so); or \"no\" "
+        "(`pure_llm` true: the answer says it is not from the vault — do not present it as "
+        "coming from the vault; `search` still lists the closest pages). "
         "Use `search` to see which pages match a question and why, `read_page` to read one page "
         "(paths like 'concepts/orbit', as search and list_pages return them), and `list_pages` "
         "to browse. Pages are also resources at wikiq://page/<path>. The vault is read-only: "
@@ -72,9 +74,9 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
     @server.tool(
         description=(
             "Answer a question from the vault only, with [[wiki-link]] citations and a "
-            "## References section. Returns the answer text, the retrieval arm, pure_llm (true "
-            "when the vault does not cover the question: then the answer is not from the vault), "
-            "and the cited pages. `history`: earlier turns of this conversation, oldest first, "
+            "## References section. Returns the answer text, the retrieval arm, covered "
+            "(yes / uncertain / no), pure_llm (true when the vault does not cover the question: "
+            "then the answer is not from the vault), and the cited pages. `history`: earlier turns of this conversation, oldest first, "
             "as {question, answer} objects, for follow-up questions."
         ),
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False),
@@ -84,9 +86,10 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
 
     @server.tool(
         description=(
-            "Find the pages that answer a question, without writing an answer: the arm, the "
-            "seed pages and why they matched, and the ranked pages with their signals "
-            "(lex, body, ppr, …). Same JSON as `wikiq search --json`."
+            "Find the pages that answer a question, without writing an answer: the arm, "
+            "covered (yes / uncertain / no, with the evidence behind it), the seed pages and "
+            "why they matched, and the ranked pages with their signals — always the closest "
+            "pages, even when the vault does not cover it. Same JSON as `wikiq search --json`."
         ),
         annotations=_READ_ONLY,
     )

@@ -123,9 +123,10 @@ def ask(
     """Answer a question from your vault, with \\[\\[wiki-link]] citations and ## References.
 
     The answer streams as it is written. The first line says how the pages were found
-    (Lex+PPR, LLM+PPR, Body+PPR, Sem+PPR, Sources+PPR, Lex++PPR) or that the vault has nothing (LLM+KB: a
-    general-knowledge answer under a "not from your vault" banner). With no model, wikiq quotes
-    the most relevant passages instead of writing an answer.
+    (Lex+PPR, LLM+PPR, Body+PPR, Sem+PPR, Sources+PPR) and whether the vault covers the question:
+    yes; "may cover it only in part" (the answer starts with that caveat); or not covered (LLM+KB:
+    a general-knowledge answer under a "not from your vault" banner, with the closest pages
+    named on stderr). With no model, wikiq quotes the most relevant passages instead.
 
     Examples:\n
       wikiq ask "Who was the first person to walk on the Moon?"\n

@@ -1,12 +1,14 @@
 """Select Seeds, expand, fuse: the retrieval cascade behind every answer.
 
-Stage 1 (names) and body search run on every question — both are cheap. Stage 0 (embeddings)
-runs when an index exists. Stage 2 (model keywords) and Stage 3 (an exhaustive scan of every
-name with them) run only when all of those are weak and a model is configured. Stage 4 is
-Personalized PageRank from the seeds, and fusion ranks everything found. A question whose every
-word is on most pages names the vault's own subject; its seeds are the vault's sources
-(Sources+PPR). Stage 5 is pureLLM: when no signal clears its absolute threshold, the honest
-answer is "not in your vault".
+Stage 1 (names) and text search run on every question — both are cheap. Stage 0 (embeddings)
+runs when an index exists. A question that names a page is seeded from it and ranked by
+Personalized PageRank and linear fusion, as the plugin does (Lex+PPR); a question whose every
+word is on most pages names the vault's own subject, and its seeds are the vault's sources
+(Sources+PPR). Every other question is ranked by reciprocal-rank fusion with the page text as
+the backbone (Body+PPR, or Sem+PPR when Stage 0 leads). One decision (coverage.py) says
+whether the vault covers the question; when it is unsure and a model is configured, Stage 2
+(model keywords) and Stage 3 (an exhaustive scan of every name with them) try the titles.
+"Not covered" is pureLLM: the answer says so, and the closest pages are still listed.
 """
 
 from __future__ import annotations
@@ -318,7 +320,7 @@ class Retriever:
         starts = fused[: s.graph_seeds]
         if s.rrf_graph > 0 and s.mode not in ("no-ppr", "lexical", "body"):
             top = {f.page: 1.0 for f in starts}
-            ppr = personalized_pagerank(ix.walk, top, restart=s.restart)
+            ppr = personalized_pagerank(ix.walk, top, restart=s.restart, tol=s.graph_tol)
             ppr[list(top)] = 0.0
             ppr[skip] = 0.0
             if drop:
@@ -429,13 +431,6 @@ class Retriever:
         s = self.settings
         return best.name_coverage >= s.named_coverage and best.query_coverage >= s.named_coverage
 
-    def _weakly_relevant(self, ev: _Evidence) -> bool:
-        """A weak name match is still evidence only if it explains enough of the question."""
-        s = self.settings
-        return ev.joint >= s.weak_name_query_coverage or (
-            ev.lex[0].query_coverage >= s.weak_partial_query_coverage
-        )
-
     # --- seeds ---------------------------------------------------------------------------
 
     def _seed(self, page: int, stage: str, score: float, matched: dict[str, str]) -> Seed:
@@ -491,15 +486,6 @@ class Retriever:
         return [
             self._seed(p, "subject", 1.0, {t: "body" for t in ev.body.terms if has[t][i]})
             for i, p in enumerate(ranked)
-        ]
-
-    def _semantic_seeds(self, sem: list[tuple[int, float]]) -> list[Seed]:
-        s = self.settings
-        top = sem[0][1]
-        return [
-            self._seed(p, "semantic", sim / top, {})  # relative, like the other stages' scores
-            for p, sim in sem[: s.max_sem_seeds]
-            if sim >= top - s.sem_seed_margin
         ]
 
     def _keyword_seeds(self, keywords: list[str]) -> list[Seed]:

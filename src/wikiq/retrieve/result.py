@@ -8,11 +8,10 @@ from typing import Any
 # Arm labels (seed 000): which stage found the entry points into the graph.
 ARM_LEX = "Lex+PPR"  # a strong title/alias match, no model needed
 ARM_LLM = "LLM+PPR"  # model-extracted keywords found the seeds
-ARM_WEAK_LEX = "Lex++PPR"  # a weak title/alias match, no model help
-ARM_BODY = "Body+PPR"  # page text matched the question where titles did not
+ARM_BODY = "Body+PPR"  # page text leads: a question that names no page
 ARM_SUBJECT = "Sources+PPR"  # the question names the whole vault's subject: its sources
-ARM_SEMANTIC = "Sem+PPR"  # embeddings found the seeds (optional Stage 0)
-ARM_PURE_LLM = "LLM+KB"  # nothing relevant: pureLLM, answer from general knowledge
+ARM_SEMANTIC = "Sem+PPR"  # embeddings lead (optional Stage 0)
+ARM_PURE_LLM = "LLM+KB"  # not covered: pureLLM, answer from general knowledge
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from wikiq.retrieve.coverage import SEM_STANDOUT
 from wikiq.retrieve.ppr import Direction
 
 # Ablations for `wikiq eval --retriever`. "bm25" is the baseline to beat: BM25 over titles,
@@ -80,8 +81,8 @@ class RetrieverSettings:
 
     mode: Mode = "full"
     # Stage 1 (names). A name match is strong when it covers a whole title or alias and part
-    # of the question; weaker matches may still seed (Lex++PPR) but never make a question
-    # "covered" on their own.
+    # of the question: the question is seeded from that page (Lex+PPR). Weaker matches are
+    # one channel of the open ranking, and count only when they are names (rank_fusion.py).
     lex_strong_score: float = 0.75
     # Several whole names in one question that together explain this much of it are strong too.
     joint_strong_coverage: float = 0.5
@@ -90,15 +91,8 @@ class RetrieverSettings:
     max_lex_seeds: int = 5
     # A question that is exactly a page's name: name and question coverage both at least this.
     named_coverage: float = 0.99
-    # A weak name match still counts as "the vault covers this" when it is a whole name that
-    # explains part of the question, or a partial name that explains most of it. A page titled
-    # with a common word ("需要", "Time") alone does not: measured on bench/abstain.
-    weak_name_query_coverage: float = 0.2
-    weak_partial_query_coverage: float = 0.5
     # Body search. Coverage = the share of the question's IDF weight that one page contains.
-    # A page covering this much makes a question "covered" with no title match at all...
-    body_strong_coverage: float = 0.8
-    # ...and pages covering this much become extra seeds next to name-matched ones.
+    # Pages covering this much become extra seeds next to name-matched ones.
     body_seed_coverage: float = 0.6
     max_body_seeds: int = 5
     body_seed_ratio: float = 0.5
@@ -113,13 +107,9 @@ class RetrieverSettings:
     expand_with_names: bool = True
     # Stage 0 (embeddings, optional). Similarities are centred: a page's cosine minus the
     # question's mean cosine to all pages in that page's language (embed/index.py). Stage 0
-    # is strong when the best page stands out: its similarity at least this far above the
-    # mean of the next ten (questions from other vaults: 1 in 319 passes 0.04 on four vaults,
-    # while the raw similarity of the best page drifts with a vault's size and sameness).
-    # Seeds: pages within `sem_seed_margin` of the best one.
-    sem_strong_similarity: float = 0.04
-    sem_seed_margin: float = 0.02
-    max_sem_seeds: int = 5
+    # counts in full in the named path's fusion once the best page stands this far above the
+    # mean of the next ten (coverage.SEM_STANDOUT, which also makes it evidence of coverage).
+    sem_strong_similarity: float = SEM_STANDOUT
     # Share of the semantic fusion signal kept when a title or alias matched strongly: names
     # are the better evidence there (2wiki: -0.07 recall@5 at full weight, -0.003 at 0.25).
     sem_after_names: float = 0.25
@@ -141,6 +131,9 @@ class RetrieverSettings:
     rrf_first_bonus: float = 0.05
     rrf_near_bonus: float = 0.02
     graph_seeds: int = 2
+    # The graph list needs only the order of the walk's nearest pages, not exact values:
+    # a looser push tolerance than the named path's PPR (1e-4) roughly halves its cost.
+    graph_tol: float = 1e-3
     # When an entry page was found by its name, the graph's best page around it gets the
     # fifth place at least: a question naming an entity often asks about its neighbour
     # ("Humehume's father"). 2wiki recall@5 0.906 -> 0.923, all-gold 0.783 -> 0.814; the
