@@ -10,6 +10,7 @@ import pytest
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.errors import PageNotFound
 from wikiq.vault import access as pages
+from wikiq.vault.scan import LINK_OUT
 from wikiq.wiki import Wiki
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def test_paths_that_leave_the_wiki_folder_are_refused(demo: Wiki, path: str) -> 
         pages.find_page(demo.catalog, path)
 
 
-def test_a_page_that_is_a_symlink_out_of_the_vault_is_refused(
+def test_a_symlink_out_of_the_vault_is_never_a_page(
     make_vault: VaultFactory, tmp_path: Path
 ) -> None:
     secret = tmp_path / "outside" / "secret.md"
@@ -53,12 +54,16 @@ def test_a_page_that_is_a_symlink_out_of_the_vault_is_refused(
         }
     )
     os.symlink(secret, vault / "wiki" / "concepts" / "leak.md")
+    os.symlink(vault / "wiki" / "concepts" / "orbit.md", vault / "wiki" / "concepts" / "alias.md")
     wiki = Wiki.open(vault, use_cache=False)
-    assert "concepts/leak" in wiki.catalog.by_path  # the scanner follows file symlinks
-
-    with pytest.raises(pages.PathRefused, match="outside the vault"):
+    # A link out is skipped and reported; a link to a page inside the wiki is still read.
+    assert "concepts/leak" not in wiki.catalog.by_path and "concepts/alias" in wiki.catalog.by_path
+    assert wiki.catalog.skipped == [("concepts/leak.md", LINK_OUT)]
+    with pytest.raises(PageNotFound):
         pages.read_page(wiki.catalog, "concepts/leak")
-    assert pages.read_page(wiki.catalog, "concepts/orbit").title == "Orbit"
+    # Nothing that answers from the catalog can quote it.
+    assert "hunter2" not in wiki.ask("What is the password?").text
+    assert all(r.path != "concepts/leak" for r in wiki.search("password hunter2").results)
 
 
 def test_unknown_page_is_not_found_with_a_hint(demo: Wiki) -> None:

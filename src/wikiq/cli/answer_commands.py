@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
@@ -212,7 +213,7 @@ _WHERE = {
 
 def _header(arm: str, covered: str, model: str | None) -> str:
     where = _WHERE.get(covered, _WHERE["yes"])
-    how = f"answered by {model}" if model else "no model: quoted passages"
+    how = f"answered by {escape(model)}" if model else "no model: quoted passages"
     style = "bold yellow" if covered != "yes" else "bold cyan"
     return f"[{style}]{arm}[/{style}] [dim]· {where} · {how}[/dim]"
 
@@ -299,7 +300,7 @@ def chat(
             try:
                 answer = stream_answer(wiki, text, history, out=out, shown_notes=shown_notes)
             except WikiqError as error:
-                err.print(f"[red]{error}[/red]")
+                err.print(f"[red]{escape(str(error))}[/red]")
                 continue
             if answer is not None:
                 history.append(answer.turn())
@@ -344,7 +345,7 @@ def stats(
 def _print_stats(s: dict[str, Any]) -> None:
     out = stdout_console()
     if not s["questions"]:
-        out.print(f"No questions asked yet (log: {s['log']}).")
+        out.print(f"No questions asked yet (log: {s['log']}).", markup=False)
         return
     rate = s["pure_llm_rate"] or 0.0
     out.print(f"[bold]Questions[/bold]   {s['questions']}  ({s['vaults']} vault(s))")
@@ -357,7 +358,7 @@ def _print_stats(s: dict[str, Any]) -> None:
     table.add_column("questions", justify="right")
     table.add_column("share", justify="right")
     for arm, count in s["arms"].items():
-        table.add_row(arm, str(count), f"{count / s['questions']:.0%}")
+        table.add_row(escape(arm), str(count), f"{count / s['questions']:.0%}")
     out.print(table)
     medians = "  ".join(
         f"{name} {value:.1f} ms" for name, value in s["median_ms"].items() if value is not None
@@ -369,4 +370,4 @@ def _print_stats(s: dict[str, Any]) -> None:
         out.print("[bold]Recent questions your vault did not cover[/bold]")
         for question in s["recent_uncovered"]:
             out.print(f"  • {question}", markup=False)
-    out.print(f"[dim]log: {s['log']}[/dim]")
+    out.print(f"[dim]log: {escape(str(s['log']))}[/dim]")

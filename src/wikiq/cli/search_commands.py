@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -105,7 +106,7 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
             seeds.add_column(col, overflow="fold")
         for s in r.seeds:
             matched = ", ".join(f"{w}→{f}" for w, f in s.matched.items())
-            seeds.add_row(s.path, s.stage, f"{s.score:.3f}", matched)
+            seeds.add_row(escape(s.path), s.stage, f"{s.score:.3f}", escape(matched))
         out.print(seeds)
         if r.keywords:
             out.print("model keywords: " + ", ".join(r.keywords), markup=False)
@@ -125,11 +126,11 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
             table.add_column(header, justify="right", no_wrap=True)
     digits = 2 if compact else 3
     for n, p in enumerate(r.results, start=1):
-        row = [str(n), f"{p.score:.2f}", p.path] + ([] if compact else [p.title])
+        row = [str(n), f"{p.score:.2f}", escape(p.path)] + ([] if compact else [escape(p.title)])
         if explain:
             row += [_signal(p.signals.get(col), col, digits) for col in signals]
-        table.add_row(*row, style=None)
-    out.print(table, markup=False)
+        table.add_row(*row)
+    out.print(table)
     if explain:
         timings = "  ".join(f"{k} {v:.2f}ms" for k, v in r.timings_ms.items())
         out.print(f"[dim]{timings}[/dim]")
@@ -243,7 +244,7 @@ def eval_command(
     for name, summary in rows:
         counts = summary["covered"]
         covered = f"{counts['yes']}/{counts['uncertain']}/{counts['no']}"
-        table.add_row(name, *[_fmt(summary[c]) for c in cols], covered)
+        table.add_row(escape(name), *[_fmt(summary[c]) for c in cols], covered)
     stdout_console().print(table)
 
 

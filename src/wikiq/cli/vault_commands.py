@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
@@ -51,31 +52,34 @@ def _config_report() -> dict[str, Any]:
 def _print_config(c: dict[str, Any]) -> None:
     out = stdout_console()
     where = c["file"] if c["file_exists"] else f"{c['file']} (not created)"
-    out.print(f"[bold]Config[/bold]       {where}", markup=True)
+    out.print(f"[bold]Config[/bold]       {escape(where)}", markup=True)
     for role in ("answer_model", "keyword_model"):
         m = c[role]
         label = "Answer model" if role == "answer_model" else "Keyword model"
         spec = m.get("spec") or "none"
         window = f", context {m['context_window']} tokens" if m.get("context_window") else ""
         note = f" — {m['note']}" if m.get("note") else ""
-        out.print(f"[bold]{label:<14}[/bold] {spec} ({m['source']}{window}){note}", markup=True)
+        detail = escape(f"{spec} ({m['source']}{window}){note}")
+        out.print(f"[bold]{label:<14}[/bold] {detail}", markup=True)
     for row in c["settings"]:
         if row["source"] != "default" and row["name"] not in ("model", "keyword_model"):
             out.print(f"    {row['name']} = {row['value']}  ({row['source']})", markup=False)
     for problem in c["problems"]:
-        out.print(f"[yellow]•[/yellow] {problem}")
+        out.print(f"[yellow]•[/yellow] {escape(problem)}")
 
 
 def _print_health(h: VaultHealth) -> None:
     out = stdout_console()
-    out.print(f"[bold]Vault[/bold]        {h.vault}")
+    # Everything from the vault is printed as text: a title or path holding "[/red]" is not
+    # markup (rich would raise on it).
+    out.print(f"[bold]Vault[/bold]        {escape(h.vault)}")
     if h.layout == "llm-wiki":
-        out.print(f"[bold]Wiki folder[/bold]  {h.wiki_folder}  (LLM Wiki layout)")
+        out.print(f"[bold]Wiki folder[/bold]  {escape(h.wiki_folder)}  (LLM Wiki layout)")
     else:
         out.print("[bold]Layout[/bold]       plain Obsidian vault (no wiki/index.md)")
-    out.print(f"[bold]Found by[/bold]     {h.found_by}")
+    out.print(f"[bold]Found by[/bold]     {escape(h.found_by)}")
     types = ", ".join(f"{n} {t}" for t, n in h.by_type.items())
-    out.print(f"[bold]Pages[/bold]        {h.pages} ({types})")
+    out.print(f"[bold]Pages[/bold]        {h.pages} ({escape(types)})")
     if h.layout == "llm-wiki":
         out.print(f"[bold]In index.md[/bold]  {h.in_index}; not in index: {len(h.not_in_index)}")
         _print_list(out, h.not_in_index, "not in index.md")
@@ -88,6 +92,9 @@ def _print_health(h: VaultHealth) -> None:
     _print_list(out, h.stubs, "stubs")
     out.print(f"[bold]Malformed[/bold]    {len(h.malformed)}")
     _print_list(out, [f"{m['file']}: {m['problem']}" for m in h.malformed], "malformed pages")
+    if h.skipped:
+        out.print(f"[bold]Skipped[/bold]      {len(h.skipped)} file(s) not read")
+        _print_list(out, [f"{m['file']}: {m['reason']}" for m in h.skipped], "skipped files")
     if h.cache_file:
         age = _age(h.cache_age_s)
         out.print(
@@ -96,7 +103,7 @@ def _print_health(h: VaultHealth) -> None:
     else:
         out.print("[bold]Cache[/bold]        not written (cache folder not writable)")
     for note in h.notes:
-        out.print(f"[yellow]•[/yellow] {note}")
+        out.print(f"[yellow]•[/yellow] {escape(note)}")
 
 
 def _print_list(out: Console, items: list[str], what: str) -> None:
@@ -175,7 +182,7 @@ def pages(
             )
             if on
         )
-        table.add_row(p.path, p.type, p.title, flags)
+        table.add_row(escape(p.path), escape(p.type), escape(p.title), flags)
     console = stdout_console()
     console.print(table)
     console.print(f"{len(rows)} page(s)", style="dim")
@@ -205,7 +212,8 @@ def show(
         print_json(info)
         return
     out = stdout_console()
-    out.print(f"[bold]{info['title']}[/bold]  ({info['path']}, {info['type'] or 'no type'})")
+    where = escape(f"({info['path']}, {info['type'] or 'no type'})")
+    out.print(f"[bold]{escape(info['title'])}[/bold]  {where}")
     out.print(f"file: {info['file']}", markup=False)
     if info["aliases"]:
         out.print("aliases: " + ", ".join(info["aliases"]), markup=False)
@@ -213,7 +221,7 @@ def show(
     if flags:
         out.print("flags: " + ", ".join(flags))
     if info["problem"]:
-        out.print(f"[red]problem:[/red] {info['problem']}")
+        out.print(f"[red]problem:[/red] {escape(info['problem'])}")
     out.print("[bold]frontmatter[/bold]")
     for key, value in info["frontmatter"].items():
         out.print(f"  {key}: {value}", markup=False)

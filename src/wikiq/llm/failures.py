@@ -24,6 +24,8 @@ FailureKind = Literal[
     "server_error",
     "rejected",
     "cut_off",
+    "too_long",
+    "too_slow",
 ]
 
 CONTEXT_TOO_LONG = re.compile(
@@ -204,6 +206,22 @@ def timed_out(endpoint: Endpoint, seconds: float) -> ModelServerError:
     return ModelServerError(
         f"The model server at {endpoint.where} did not answer within {seconds:g} seconds.",
         kind="timeout",
+    )
+
+
+def too_long(endpoint: Endpoint, chars: int) -> ModelServerError:
+    return ModelServerError(
+        f"The model server at {endpoint.where} kept writing past {chars:,} characters; the "
+        "answer was stopped there (what it wrote is kept).",
+        kind="too_long",
+    )
+
+
+def too_slow(endpoint: Endpoint, seconds: float) -> ModelServerError:
+    return ModelServerError(
+        f"The model server at {endpoint.where} was still writing after {seconds:g} seconds; "
+        "the answer was stopped there (what it wrote is kept).",
+        kind="too_slow",
     )
 
 

@@ -12,7 +12,7 @@ import httpx
 
 from wikiq.llm.base import Message
 from wikiq.llm.failures import Endpoint, display_url
-from wikiq.llm.streaming import Event, TextStream
+from wikiq.llm.streaming import CHARS_PER_TOKEN_CAP, DEFAULT_MAX_CHARS, Event, TextStream
 from wikiq.llm.transport import RetryPolicy, Transport
 
 
@@ -51,7 +51,10 @@ class HttpChatModel:
             response = self._open_stream(messages, max_tokens, temperature)
             return self._events(self._transport.lines(response))
 
-        return TextStream(open_events, self._transport)
+        limit = (
+            max_tokens * CHARS_PER_TOKEN_CAP if max_tokens else DEFAULT_MAX_CHARS
+        )  # a few times the answer budget
+        return TextStream(open_events, self._transport, max_chars=limit)
 
     def _open_stream(
         self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None

@@ -7,6 +7,7 @@ is opened again; once the caller has seen text, a drop is an error (a retry woul
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -27,15 +28,32 @@ class UsageUpdate:
 Event = str | UsageUpdate
 
 
+# Bounds on one answer, whatever the server does: an endless stream stops at this many
+# characters of visible text (a few times what the answer budget allows), and a stream that
+# drips a byte at a time (never idle long enough for the read timeout) stops at this deadline.
+CHARS_PER_TOKEN_CAP = 16  # ~4 characters a token, times 4
+DEFAULT_MAX_CHARS = 200_000
+DEFAULT_DEADLINE_S = 600.0
+
+
 class TextStream:
     """Text deltas without `<think>` blocks; `usage` and `text` are complete once iteration ends."""
 
-    def __init__(self, open_events: Callable[[], Iterator[Event]], transport: Transport) -> None:
+    def __init__(
+        self,
+        open_events: Callable[[], Iterator[Event]],
+        transport: Transport,
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        deadline_s: float | None = None,
+    ) -> None:
         self.usage = Usage()
         self.text = ""
         self._open_events = open_events
         self._transport = transport
         self._started = False
+        self._max_chars = max_chars
+        self._deadline_s = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
 
     def __repr__(self) -> str:
         return f"TextStream({self._transport.endpoint.where!r}, started={self._started})"
@@ -49,17 +67,25 @@ class TextStream:
     def _run(self) -> Iterator[str]:
         retry = self._transport.retry
         attempt = 0
+        ends = time.monotonic() + self._deadline_s
         while True:
             attempt += 1
             think = ThinkFilter()
             self.usage.prompt_tokens = self.usage.completion_tokens = 0
             try:
                 for event in self._open_events():
+                    if time.monotonic() > ends:
+                        raise failures.too_slow(self._transport.endpoint, self._deadline_s)
                     if isinstance(event, UsageUpdate):
                         self._count(event)
                         continue
                     visible = think.feed(event)
                     if visible:
+                        room = self._max_chars - len(self.text)
+                        if len(visible) >= room:
+                            self.text += visible[: max(room, 0)]
+                            yield visible[: max(room, 0)]
+                            raise failures.too_long(self._transport.endpoint, self._max_chars)
                         self.text += visible
                         yield visible
             except StreamCutOff as err:

@@ -59,9 +59,16 @@ class QuestionOutcome:
 def load_questions(path: Path) -> list[EvalQuestion]:
     """Read a questions file; a bad line is one clear error naming the line."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        raw = path.read_bytes()
     except OSError as err:
         raise WikiqError(f"Cannot read questions file {path}: {err.strerror or err}.") from None
+    try:
+        lines = raw.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as err:
+        bad_line = raw[: err.start].count(b"\n") + 1
+        raise WikiqError(
+            f"{path}:{bad_line} is not UTF-8 text (byte {raw[err.start]:#04x}): save the file as UTF-8."
+        ) from None
     out: list[EvalQuestion] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():

@@ -22,7 +22,7 @@ from wikiq.vault.locate import VaultLocation
 from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
-from wikiq.vault.scan import FileStat, scan_pages, stat_file
+from wikiq.vault.scan import FileStat, scan_vault, stat_file
 from wikiq.vault.terms import (
     TERM_FIELDS,
     FieldTerms,
@@ -58,6 +58,7 @@ class Catalog:
     files_read: int = 0  # pages parsed during this open (0 = served from the cache)
     cache_file: Path | None = None
     built_at: float = 0.0  # when the cached catalog was last rebuilt (epoch seconds)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not read)
     _terms: dict[str, TermIndex] | None = field(default=None, repr=False)
     _terms_loader: Callable[[], dict[str, TermIndex] | None] | None = field(
         default=None, repr=False
@@ -175,7 +176,8 @@ def open_catalog(
     progress: Progress | None = None,
 ) -> Catalog:
     """Open a vault's catalog, re-reading only files whose (size, mtime) changed."""
-    files = scan_pages(location)
+    scan = scan_vault(location)
+    files = scan.files
     index_stat = stat_file(location.index_path) if location.index_path else None
     store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
     cached = store.load() if store else None
@@ -190,6 +192,7 @@ def open_catalog(
             files_read=0,
             cache_file=store.path if store else None,
             built_at=cached.built_at,
+            skipped=scan.skipped,
             _terms_loader=(lambda: store.load_terms(cached.built_at)) if store else None,
         )
 
@@ -242,6 +245,7 @@ def open_catalog(
         index_missing=index_missing,
         files_read=len(to_read),
         built_at=time.time(),
+        skipped=scan.skipped,
         _terms=terms,
     )
     if store is not None:

@@ -26,6 +26,7 @@ class VaultHealth:
     stubs: list[str]
     reviewed: int
     malformed: list[dict[str, str]]
+    skipped: list[dict[str, str]]  # files not read: links out of the wiki, undecodable names
     cache_file: str | None
     cache_age_s: float | None
     files_read: int
@@ -56,6 +57,7 @@ def vault_health(catalog: Catalog) -> VaultHealth:
         stubs=[p.path for p in pages if p.stub],
         reviewed=sum(p.reviewed for p in pages),
         malformed=[{"file": f, "problem": msg} for f, msg in catalog.problems],
+        skipped=[{"file": f, "reason": why} for f, why in catalog.skipped],
         cache_file=str(catalog.cache_file) if catalog.cache_file else None,
         cache_age_s=round(time.time() - catalog.built_at, 1) if catalog.built_at else None,
         files_read=catalog.files_read,
@@ -68,6 +70,11 @@ def vault_health(catalog: Catalog) -> VaultHealth:
     if health.index_without_page:
         health.notes.append(
             f"{len(health.index_without_page)} index.md line(s) point at pages that do not exist."
+        )
+    if health.skipped:
+        health.notes.append(
+            f"{len(health.skipped)} file(s) were skipped and never read (symbolic links out of "
+            "the wiki folder, names that are not UTF-8): see the list below."
         )
     if health.malformed:
         health.notes.append(

@@ -67,6 +67,9 @@ def split_frontmatter(text: str) -> Frontmatter:
     try:
         data = load_simple(yaml_text) if yaml_text.strip() else {}
         if data is None:
+            refused = _refuse_yaml(yaml_text)
+            if refused:
+                return Frontmatter({}, yaml_text, body_start, refused)
             data = yaml.load(yaml_text, Loader=_YamlLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -82,6 +85,60 @@ def split_frontmatter(text: str) -> Frontmatter:
     if not isinstance(data, dict):
         return Frontmatter({}, yaml_text, body_start, "frontmatter is not a key: value mapping")
     return Frontmatter({str(k): v for k, v in data.items()}, yaml_text, body_start)
+
+
+# Frontmatter is a few hundred bytes of keys; beyond these it is not frontmatter but an attack
+# or an accident, and reading it would cost minutes and gigabytes. A YAML alias repeats what
+# its anchor holds, so a few nested ones ("billion laughs", 73 aliases) stand for billions of
+# values: what counts is the size the aliases expand to, not how many there are.
+MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_YAML_NODES = 10_000
+
+
+def _refuse_yaml(yaml_text: str) -> str | None:
+    """Why this YAML is not parsed (too large, expanding too far), or None to parse it."""
+    if len(yaml_text) > MAX_FRONTMATTER_CHARS:
+        return (
+            f"frontmatter is {len(yaml_text) // 1024} KB, more than "
+            f"{MAX_FRONTMATTER_CHARS // 1024} KB: read without it"
+        )
+    if "&" not in yaml_text or "*" not in yaml_text:
+        return None  # no anchor, or nothing refers to one: nothing can expand
+    try:
+        nodes = _expanded_nodes(yaml_text)
+    except yaml.YAMLError:
+        return None  # the loader reports it, with its line
+    if nodes > MAX_YAML_NODES:
+        return (
+            f"frontmatter's YAML aliases expand to more than {MAX_YAML_NODES:,} values: "
+            "read without it"
+        )
+    return None
+
+
+def _expanded_nodes(yaml_text: str) -> int:
+    """How many values the YAML holds once every alias is replaced by what it names, counted
+    from the parser's events (no value is built); stops counting past the budget."""
+    sizes: dict[str, int] = {}  # anchor -> values it stands for
+    open_nodes: list[tuple[str | None, int]] = []  # collections being read: (anchor, total so far)
+    total = 0
+    for event in yaml.parse(yaml_text, Loader=_YamlLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            open_nodes.append((event.anchor, total))
+            total += 1
+        elif isinstance(event, yaml.CollectionEndEvent) and open_nodes:
+            anchor, start = open_nodes.pop()
+            if anchor:
+                sizes[anchor] = total - start
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            total += sizes.get(event.anchor or "", 1)
+        if total > MAX_YAML_NODES:
+            break
+    return total
 
 
 def code_fence_spans(text: str) -> list[tuple[int, int]]:

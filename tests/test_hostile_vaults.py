@@ -1,0 +1,116 @@
+"""Hostile and broken vaults through the real command: no traceback, no hang, valid UTF-8 JSON,
+nothing from outside the vault, and the vault unchanged (issue 11's cases, made at test time)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import CliResult, run_wikiq
+from tests.support.vaults import VaultFactory, index_md
+
+# Nine levels of nine aliases: 387 million values once expanded, 73 aliases written.
+_LEVELS = "bcdefghi"
+BOMB = (
+    "---\n"
+    + 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + "".join(
+        f"{c}: &{c} [{','.join([f'*{p}'] * 9)}]\n"
+        for p, c in zip("a" + _LEVELS[:-1], _LEVELS, strict=True)
+    )
+    + "tags: *i\n---\n# Bomb\n\nA page whose frontmatter explodes.\n"
+)
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            out[str(path.relative_to(root))] = hashlib.sha1(path.read_bytes()).hexdigest()
+    return out
+
+
+def _clean(res: CliResult) -> None:
+    """Exit 0, or one sentence with a documented code: never a traceback."""
+    assert "Traceback" not in res.stderr
+    assert res.code in (0, 1, 2, 3, 4, 5, 6), (res.code, res.stderr[-500:])
+
+
+@pytest.fixture
+def hostile(make_vault: VaultFactory, tmp_path: Path) -> Path:
+    secret = tmp_path / "outside" / "passwd.md"
+    secret.parent.mkdir()
+    secret.write_text("root:x:0:0:hunter2:/root:/bin/bash\n")
+    vault = make_vault(
+        {
+            "wiki/index.md": index_md("- [[concepts/orbit|orbit]]", "- [[concepts/markup|markup]]"),
+            "wiki/concepts/orbit.md": "---\ntype: concept\n---\n# Orbit\n\nA curved path around the Moon.\n",
+            "wiki/concepts/markup.md": (
+                "---\ntype: concept\ntitle: 'Closing [/red] and [/] tags'\n---\n"
+                "# Closing [/red] and [/] tags\n\nA line with [bold]markup[/] and [/red] in it.\n"
+            ),
+            "wiki/concepts/bomb.md": BOMB,
+        }
+    )
+    (vault / "wiki" / "concepts" / "passwd.md").symlink_to(secret)
+    # A file name that is not UTF-8 (Latin-1 "café"): Linux allows any bytes.
+    with open(os.path.join(os.fsencode(vault / "wiki" / "concepts"), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"# Cafe\n\nCoffee notes.\n")
+    return vault
+
+
+def test_every_command_survives_a_hostile_vault_and_leaves_it_unchanged(hostile: Path) -> None:
+    before = _hashes(hostile)
+    runs = [
+        run_wikiq("doctor", "--vault", str(hostile), timeout=60),
+        run_wikiq("doctor", "--vault", str(hostile), "--json", timeout=60),
+        run_wikiq("pages", "--vault", str(hostile), timeout=60),
+        run_wikiq("pages", "--vault", str(hostile), "--json", timeout=60),
+        run_wikiq("show", "concepts/markup", "--vault", str(hostile), timeout=60),
+        run_wikiq("show", "concepts/bomb", "--vault", str(hostile), timeout=60),
+        run_wikiq("search", "closing tags markup", "--vault", str(hostile), "--explain", timeout=60),
+        run_wikiq("search", "root password bash", "--vault", str(hostile), "--json", timeout=60),
+        run_wikiq("ask", "What is the root password for bash?", "--vault", str(hostile), timeout=60),
+    ]
+    for res in runs:
+        _clean(res)
+        assert "hunter2" not in res.stdout  # /etc/passwd-like text is never quoted
+    assert _hashes(hostile) == before
+
+
+def test_rich_markup_in_a_page_is_printed_as_text(hostile: Path) -> None:
+    pages = run_wikiq("pages", "--vault", str(hostile), timeout=60)
+    assert pages.code == 0 and "Closing [/red] and [/] tags" in pages.stdout
+    search = run_wikiq("search", "closing tags", "--vault", str(hostile), timeout=60)
+    assert search.code == 0 and "Closing [/red] and [/] tags" in search.stdout
+
+
+def test_doctor_lists_the_link_out_the_undecodable_name_and_the_bomb(hostile: Path) -> None:
+    res = run_wikiq("doctor", "--vault", str(hostile), "--json", timeout=60)
+    data = json.loads(res.stdout)
+    skipped = {s["file"]: s["reason"] for s in data["skipped"]}
+    assert "concepts/passwd.md" in skipped and "outside the wiki folder" in skipped["concepts/passwd.md"]
+    assert "concepts/caf\\xe9.md" in skipped and "not valid UTF-8" in skipped["concepts/caf\\xe9.md"]
+    bomb = [m for m in data["malformed"] if m["file"] == "concepts/bomb.md"]
+    assert bomb and "expand to more than" in bomb[0]["problem"]
+    # The bomb page is still a page, read without its frontmatter.
+    assert data["pages"] == 3
+
+
+def test_json_output_is_valid_utf8_whatever_the_file_names(hostile: Path) -> None:
+    for args in (("pages", "--json"), ("search", "coffee cafe notes", "--json")):
+        res = run_wikiq(*args, "--vault", str(hostile), timeout=60)
+        assert res.code == 0
+        json.loads(res.stdout)  # run_wikiq decodes stdout as strict UTF-8: it would have raised
+
+
+def test_a_questions_file_that_is_not_utf8_names_its_line(hostile: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "q.jsonl"
+    bad.write_bytes(b'{"id": "a", "question": "orbit", "gold": []}\n{"id": "b", "question": "caf\xe9"}\n')
+    res = run_wikiq("eval", str(bad), "--vault", str(hostile), timeout=60)
+    assert res.code != 0 and "Traceback" not in res.stderr
+    assert f"{bad}:2 is not UTF-8 text" in res.stderr
