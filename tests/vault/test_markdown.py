@@ -166,3 +166,38 @@ def test_page_parser_never_raises_on_arbitrary_bytes(raw: bytes) -> None:
     page = parse_page(raw, "folder/page.md").page
     assert page.path == "folder/page"
     assert 0 <= page.body_offset <= len(raw)
+
+
+# Frontmatter made of YAML's own pieces (keys, anchors, aliases, flow lists, quotes, links), so
+# the fuzzing reaches the YAML loader and the alias guard, not only the "not YAML" paths.
+_YAML_PIECES = st.sampled_from(
+    [
+        "a: ", "tags: ", "aliases: ", "title: ", "&x ", "&y ", "*x", "*y", "[", "]", ", ", "{", "}",
+        ": ", "- ", "\n", "\n  ", "'", '"', "[[wiki/entities/x]]", "[[a|b]]", "#", "!!str ", "? ",
+        "lol", "é", "中文", "\t", "|", ">", "---", "...",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_YAML_PIECES, max_size=60), st.lists(_YAML_PIECES, max_size=20))
+def test_yaml_shaped_frontmatter_never_raises_and_always_yields_a_mapping(
+    head: list[str], body: list[str]
+) -> None:
+    text = "---\n" + "".join(head) + "\n---\n# Title\n" + "".join(body)
+    fm = split_frontmatter(text)
+    assert isinstance(fm.data, dict) and all(isinstance(k, str) for k in fm.data)
+    page = parse_page(text.encode("utf-8"), "p.md").page
+    assert page.path == "p"
+
+
+@settings(max_examples=50, deadline=2000)
+@given(st.integers(min_value=2, max_value=12), st.integers(min_value=2, max_value=12))
+def test_nested_aliases_are_refused_before_they_expand(width: int, depth: int) -> None:
+    # width ** depth values from depth * width aliases: refused (and fast) once it is large.
+    lines = [f"l0: &l0 [{', '.join(['x'] * width)}]"]
+    for d in range(1, depth):
+        lines.append(f"l{d}: &l{d} [{', '.join([f'*l{d - 1}'] * width)}]")
+    fm = split_frontmatter("---\n" + "\n".join(lines) + "\n---\nbody\n")
+    if width**depth > 20_000:
+        assert fm.data == {} and fm.error and "expand" in fm.error
