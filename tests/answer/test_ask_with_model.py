@@ -332,7 +332,7 @@ def test_a_follow_up_that_names_nothing_is_retrieved_with_the_question_before_it
 
     assert not answer.pure_llm and answer.retrieval.query == "Tell me more about that."
     assert "entities/neil-armstrong" in answer.loaded
-    assert "Pages were found with the help of the previous question." in answer.notes
+    assert "Searched together with the earlier question(s): “Tell me about Neil Armstrong Tell me more about that.”." in answer.notes
 
 
 def test_a_follow_up_on_a_new_uncovered_topic_stays_pure_llm(

@@ -28,13 +28,14 @@ from wikiq.answer.context import (
 )
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
 from wikiq.answer.extractive import Idf, extractive_text, idf_from_catalog, labels
+from wikiq.answer.follow_up import search_text
 from wikiq.answer.hint import build_hint
 from wikiq.answer.placeholder import to_display
 from wikiq.answer.prompts import build_messages, system_prompt, user_message
 from wikiq.answer.result import Answer, Citation, Reference, Turn
 from wikiq.errors import ModelError, WikiqError
 from wikiq.llm.base import ChatModel, Message, Usage
-from wikiq.retrieve.result import Retrieval
+from wikiq.retrieve.result import ARM_LEX, Retrieval
 from wikiq.text import count_tokens, detect_language, language_name
 from wikiq.vault.catalog import Catalog
 
@@ -117,14 +118,13 @@ class Answerer:
         find = retrieve or self.retrieve
         wide = find(question, k + HINT_CANDIDATES)
         notes = list(notes)
-        if wide.pure_llm and history:
-            # A follow-up ("when did he die?") may name nothing by itself: try it together with
-            # the question before it, and say so. A new topic still finds nothing and stays
-            # pureLLM.
-            joined = find(f"{history[-1].question} {question}", k + HINT_CANDIDATES)
-            if not joined.pure_llm:
-                wide = replace(joined, query=question)
-                notes.append("Pages were found with the help of the previous question.")
+        # A follow-up that names nothing ("when was he born?") is searched with the questions
+        # it follows (follow_up.py); one that names its own subject is searched alone.
+        names_a_page = wide.arm == ARM_LEX or bool(wide.coverage.get("features", {}).get("name"))
+        joined = search_text(question, [t.question for t in history], names_a_page=names_a_page)
+        if joined is not None:
+            wide = replace(find(joined, k + HINT_CANDIDATES), query=question)
+            notes.append(f"Searched together with the earlier question(s): “{joined}”.")
         retrieval = replace(wide, results=wide.results[:k])
         if retrieval.pure_llm and retrieval.results:
             notes.append(_closest_note(retrieval))
