@@ -29,6 +29,15 @@ class NoVaultConfigured(WikiqError):
     exit_code = 2
 
 
+class EmptyQuestion(WikiqError):
+    """A question with no text: a usage error, not something to answer."""
+
+    def __init__(self) -> None:
+        super().__init__('The question is empty: ask something, e.g. wikiq ask "What is an orbit?".')
+
+    exit_code = 2
+
+
 class VaultNotFound(WikiqError):
     exit_code = 2
 

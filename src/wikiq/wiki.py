@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from wikiq.config import Config, load_config
 from wikiq.embed.semantic import semantic_source
+from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog
@@ -76,6 +77,8 @@ class Wiki:
         settings: RetrieverSettings | None = None,
     ) -> Retrieval:
         """Rank the pages that answer `question` (or decide none does: `pure_llm`)."""
+        if not question.strip():
+            raise EmptyQuestion()
         retriever = self.retriever
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)

@@ -33,7 +33,7 @@ from wikiq.answer.hint import build_hint
 from wikiq.answer.placeholder import to_display
 from wikiq.answer.prompts import build_messages, system_prompt, user_message
 from wikiq.answer.result import Answer, Citation, Reference, Turn
-from wikiq.errors import ModelError, WikiqError
+from wikiq.errors import EmptyQuestion, ModelError
 from wikiq.llm.base import ChatModel, Message, Usage
 from wikiq.retrieve.result import ARM_LEX, Retrieval
 from wikiq.text import count_tokens, detect_language, language_name
@@ -112,7 +112,7 @@ class Answerer:
         """
         question = question.strip()
         if not question:
-            raise WikiqError("The question is empty: ask something.")
+            raise EmptyQuestion()
         t0 = time.perf_counter()
         k = max(1, k or self.settings.pages)
         find = retrieve or self.retrieve

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from wikiq.cli.app import app
-from wikiq.errors import WikiqError
+from wikiq.errors import NoVaultConfigured, WikiqError
 
 try:  # Typer 0.29 and later raise their bundled copy of click's exceptions...
     from typer._click.exceptions import ClickException
@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> None:
         result = command.main(args=argv, prog_name="wikiq", standalone_mode=False)
     except WikiqError as err:
         print(str(err), file=sys.stderr)
+        if isinstance(err, NoVaultConfigured):
+            # The skill's exact text above; the CLI's own ways to name a vault below it.
+            print("Or name the vault with --vault PATH, or set WIKIQ_VAULT.", file=sys.stderr)
         sys.exit(err.exit_code)
     except typer.Abort:
         print("Aborted.", file=sys.stderr)

@@ -39,9 +39,26 @@ ModelOpt = Annotated[
 ]
 
 
-def _check_port(port: int) -> None:
+def _check_port(port: int, host: str = "127.0.0.1") -> None:
+    """The port is valid and free: said in one sentence before any "Open http://…" line,
+    instead of the server's `[Errno 98] address already in use` after it."""
     if not 0 < port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, not {port}.")
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"Port {port} on {host} is already in use (another wikiq serve?): "
+                    f"choose another with --port {port + 1 if port < 65535 else port - 1}."
+                ) from None
+            raise ConfigError(f"Cannot listen on {host}:{port}: {err.strerror or err}.") from None
 
 
 @app.command()
@@ -65,7 +82,7 @@ def serve(
     from wikiq.web.app import create_app
     from wikiq.web.security import is_loopback, server_token
 
-    _check_port(port)
+    _check_port(port, host)
     required, generated = server_token(host, token)
     wiki = open_wiki(vault, wiki_folder)
     choice = wiki.choose_model(model)  # a bad model spec stops here, with one sentence
@@ -121,7 +138,7 @@ def mcp_command(
     if not http:
         run_stdio(server)
         return
-    _check_port(port)
+    _check_port(port, host)
     required, generated = server_token(host, token)
     print(
         f"wikiq: MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
