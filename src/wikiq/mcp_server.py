@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.resources import FunctionResource, ResourceSecurity
 from mcp_types import ToolAnnotations
 
+from wikiq import __version__
 from wikiq.errors import PageNotFound, WikiqError
 from wikiq.vault import access as pages
 from wikiq.wiki import Wiki
@@ -47,8 +48,8 @@ def instructions_for(wiki: Wiki) -> str:
         f"{summary.describe().split(': ', 1)[1]}.\n"
         "Use `ask` for an answer grounded only in the vault, with [[wiki-link]] citations "
         f"(links look like [[{folder}concepts/<page>]]) and a ## References section; "
-        "`covered` says whether the vault covers the question: \"yes\"; \"uncertain\" (the "
-        "answer comes from pages that may cover it only in part, and says so); or \"no\" "
+        '`covered` says whether the vault covers the question: "yes"; "uncertain" (the '
+        'answer comes from pages that may cover it only in part, and says so); or "no" '
         "(`pure_llm` true: the answer says it is not from the vault — do not present it as "
         "coming from the vault; `search` still lists the closest pages). "
         "Use `search` to see which pages match a question and why, `read_page` to read one page "
@@ -63,6 +64,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
     server: MCPServer = MCPServer(
         name="wikiq",
         title=f"wikiq — {wiki.location.vault.name}",
+        version=__version__,
         instructions=instructions_for(wiki),
         resource_security=ResourceSecurity(),
         warn_on_duplicate_resources=False,
@@ -76,13 +78,17 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
             "Answer a question from the vault only, with [[wiki-link]] citations and a "
             "## References section. Returns the answer text, the retrieval arm, covered "
             "(yes / uncertain / no), pure_llm (true when the vault does not cover the question: "
-            "then the answer is not from the vault), and the cited pages. `history`: earlier turns of this conversation, oldest first, "
-            "as {question, answer} objects, for follow-up questions."
+            "then the answer is not from the vault), the cited pages and the pages read. "
+            "`history`: earlier turns of this conversation, oldest first, as {question, "
+            "answer} objects, for follow-up questions. `details`: also the whole retrieval, "
+            "timings and token usage."
         ),
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False),
     )
-    def ask(question: str, history: list[dict[str, str]] | None = None) -> dict[str, Any]:
-        return _guard("answer the question", lambda: _ask(wiki, question, history, model))
+    def ask(
+        question: str, history: list[dict[str, str]] | None = None, details: bool = False
+    ) -> dict[str, Any]:
+        return _guard("answer the question", lambda: _ask(wiki, question, history, model, details))
 
     @server.tool(
         description=(
@@ -177,8 +183,27 @@ def _page_text(wiki: Wiki, path: str) -> str:
     return text
 
 
+# What an agent needs from an answer; the rest (the whole retrieval, the raw text, timings,
+# token counts) comes only with `details`, so a short answer is not 8 KB of JSON.
+ASK_FIELDS = (
+    "answer",
+    "arm",
+    "covered",
+    "pure_llm",
+    "extractive",
+    "model",
+    "citations",
+    "loaded",
+    "notes",
+)
+
+
 def _ask(
-    wiki: Wiki, question: str, history: list[dict[str, str]] | None, model: str | None
+    wiki: Wiki,
+    question: str,
+    history: list[dict[str, str]] | None,
+    model: str | None,
+    details: bool = False,
 ) -> dict[str, Any]:
     from wikiq.answer.result import Turn  # the answering layer loads only when asked
 
@@ -191,7 +216,9 @@ def _ask(
     ]
     answer = wiki.ask(question, model=model, history=turns)
     data: dict[str, Any] = answer.to_dict()
-    return data
+    if details:
+        return data
+    return {k: data[k] for k in ASK_FIELDS if k in data}
 
 
 def _guard(doing: str, run: Callable[[], T]) -> T:

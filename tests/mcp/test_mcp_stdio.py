@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.support.fake_llm import FakeLLM, Reply
+from wikiq import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "demo-vault"
@@ -93,6 +94,8 @@ def test_an_agent_lists_the_tools_and_calls_each_one() -> None:
     assert ask["extractive"] and not ask["pure_llm"]
     assert "entities/yuri-gagarin" in [c["path"] for c in ask["citations"]]
     assert "[[wiki/entities/yuri-gagarin" in ask["answer"]
+    # The answer and what an agent acts on; the whole retrieval only when asked for details.
+    assert ask["covered"] == "yes" and "retrieval" not in ask and "raw_answer" not in ask
 
     assert got["resource"].text.startswith("---")
     assert "Armstrong" in got["resource"].text
@@ -138,9 +141,11 @@ def test_ask_answers_with_the_configured_model_and_cites_the_vault(fake_llm: Fak
     async def session(client: Client) -> tuple[Any, Any]:
         covered = await client.call_tool("ask", {"question": "Who was Neil Armstrong?"})
         uncovered = await client.call_tool("ask", {"question": "Best sourdough pizza recipe?"})
-        return covered, uncovered
+        detailed = await client.call_tool("ask", {"question": "Who was Neil Armstrong?", "details": True})
+        version = client.server_info.version if client.server_info else ""
+        return covered, uncovered, detailed, version
 
-    covered, uncovered = run(session, env)
+    covered, uncovered, detailed, version = run(session, env)
 
     answer = structured(covered)
     assert answer["model"] == "local:fake-model" and not answer["extractive"]
@@ -150,6 +155,9 @@ def test_ask_answers_with_the_configured_model_and_cites_the_vault(fake_llm: Fak
     pure = structured(uncovered)
     assert pure["pure_llm"] and pure["arm"] == "LLM+KB" and pure["citations"] == []
     assert "Not from your vault" in pure["answer"]
+    assert len(json.dumps(answer)) < 2500 < len(json.dumps(structured(detailed)))
+    assert structured(detailed)["retrieval"]["arm"] == "Lex+PPR"
+    assert version == __version__
 
 
 def test_an_unreachable_model_is_a_tool_error_not_a_crash() -> None:

@@ -289,7 +289,8 @@ class Answerer:
             banner = BANNERS_NO_MODEL.get(run.language, BANNERS_NO_MODEL["en"])
             shown.append(banner)
             yield AnswerToken(banner)
-            raw = words["uncovered"] + "\n"
+            llm_wiki = self.catalog.location.layout == "llm-wiki"
+            raw = words["uncovered_llm_wiki" if llm_wiki else "uncovered"] + "\n"
             quoted: list[int] = []
         else:
             if run.retrieval.covered == "uncertain":

@@ -78,8 +78,14 @@ def _print_health(h: VaultHealth) -> None:
     else:
         out.print("[bold]Layout[/bold]       plain Obsidian vault (no wiki/index.md)")
     out.print(f"[bold]Found by[/bold]     {escape(h.found_by)}")
-    types = ", ".join(f"{n} {t}" for t, n in h.by_type.items())
-    out.print(f"[bold]Pages[/bold]        {h.pages} ({escape(types)})")
+    # A plain vault's pages have no type: the count alone, not "173 (173 (none))".
+    typed = {t: n for t, n in h.by_type.items() if t != "(none)"}
+    untyped = h.by_type.get("(none)", 0)
+    types = ", ".join(f"{n} {t}" for t, n in typed.items())
+    if typed and untyped:
+        types += f", {untyped} without a type"
+    shown = f" ({escape(types)})" if typed else ""
+    out.print(f"[bold]Pages[/bold]        {h.pages}{shown}")
     if h.layout == "llm-wiki":
         out.print(f"[bold]In index.md[/bold]  {h.in_index}; not in index: {len(h.not_in_index)}")
         _print_list(out, h.not_in_index, "not in index.md")
@@ -196,11 +202,16 @@ def show(
     vault: VaultOpt = None,
     wiki_folder: WikiFolderOpt = None,
     json: JsonOpt = False,
+    meta: Annotated[
+        bool,
+        typer.Option("--meta", help="Only the page's frontmatter and links, not its text."),
+    ] = False,
 ) -> None:
-    """Show one page: its frontmatter and the links going out of it and coming into it.
+    """Show one page: its text, then its frontmatter and the links going out and coming in.
 
     Examples:\n
       wikiq show concepts/orbit\n
+      wikiq show concepts/orbit --meta\n
       wikiq show "Neil Armstrong" --json
     """
     catalog = open_wiki(vault, wiki_folder).catalog
@@ -214,6 +225,9 @@ def show(
     out = stdout_console()
     where = escape(f"({info['path']}, {info['type'] or 'no type'})")
     out.print(f"[bold]{escape(info['title'])}[/bold]  {where}")
+    if not meta:
+        body = catalog.read_page(i).body.strip("\n")
+        out.print(body + "\n" if body else "(no text)", markup=False, highlight=False)
     out.print(f"file: {info['file']}", markup=False)
     if info["aliases"]:
         out.print("aliases: " + ", ".join(info["aliases"]), markup=False)
