@@ -161,3 +161,26 @@ def test_the_plain_bm25_mode_ranks_by_text_alone_and_never_abstains(films: Catal
     r = Retriever(films).with_settings(mode="bm25").retrieve("sourdough recipe with fog")
     assert not r.pure_llm and r.results[0].path == "entities/the-vips-film"
     assert set(r.results[0].signals) == {"body"}
+
+
+def test_model_keywords_join_the_ranking_when_the_text_found_something_but_is_unsure(
+    films: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq.retrieve import cascade
+    from wikiq.retrieve.coverage import Coverage
+
+    def unsure(features: CoverageFeatures) -> Coverage:
+        return Coverage("uncertain", (NOT_COVERED + COVERED) / 2, features, "unsure")
+
+    monkeypatch.setattr(cascade, "decide_coverage", unsure)
+    calls: list[str] = []
+
+    def keywords(question: str) -> list[str]:
+        calls.append(question)
+        return ["James Cameron"]
+
+    r = Retriever(films, keywords=keywords).retrieve("which ship film had the longest delay")
+    assert calls and r.arm == ARM_BODY and r.covered == "uncertain"
+    named = [p for p in r.results if p.path == "entities/james-cameron"]
+    assert named and "rank_keywords" in named[0].signals
+    assert r.results[0].path != "entities/james-cameron"  # the text's best page stays first

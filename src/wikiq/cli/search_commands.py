@@ -137,7 +137,15 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
 
 
 # Open questions are ranked by reciprocal rank fusion: each channel's rank is what counts.
-RANK_SIGNALS = ("rank_text", "rank_lead", "rank_names", "rank_sem", "rank_graph", "rrf")
+RANK_SIGNALS = (
+    "rank_text",
+    "rank_lead",
+    "rank_names",
+    "rank_sem",
+    "rank_keywords",
+    "rank_graph",
+    "rrf",
+)
 
 
 def _signal_columns(r: Retrieval) -> list[str]:

@@ -14,13 +14,13 @@ whether the vault covers the question; when it is unsure and a model is configur
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from wikiq.retrieve.body import BodyHits
-from wikiq.retrieve.coverage import Coverage, CoverageFeatures, decide_coverage
+from wikiq.retrieve.coverage import NOT_COVERED, Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
@@ -139,6 +139,7 @@ class Retriever:
 
         seeds: list[Seed] = []
         keywords: list[str] = []
+        keyword_pages: list[int] = []
         arm, reason = ARM_BODY, ""
         if lex_strong:
             seeds = self._lex_seeds(ev.lex)
@@ -162,14 +163,19 @@ class Retriever:
             keywords = self.keywords(question)
             timings["keywords"] = _ms(t)
             t = time.perf_counter()
-            seeds = self._keyword_seeds(keywords)
+            found = self._keyword_seeds(keywords)
             timings["scan"] = _ms(t)
-            if seeds:
+            if found and coverage.probability < NOT_COVERED:
+                # The text is no evidence (the vault's words are not the question's, or not
+                # its language): the titles the keywords name are the entry points.
+                seeds = found
                 arm, reason = (
                     ARM_LLM,
                     "model keywords matched page titles: " + ", ".join(keywords[:5]),
                 )
                 coverage = replace(coverage, covered="uncertain", reason=reason)
+            else:  # the text found something too: the keywords' pages join its ranking
+                keyword_pages = [self.catalog.by_path[sd.path] for sd in found]
         seeds = _dedupe(seeds)
         if seeds:
             # A page named by the question, the vault's subject or the model's keywords: the
@@ -184,7 +190,9 @@ class Retriever:
             timings["fusion"] = _ms(t)
         else:
             t = time.perf_counter()
-            results, seeds, arm = self._open_ranking(ev, k=k, exclude=exclude)
+            results, seeds, arm = self._open_ranking(
+                ev, k=k, exclude=exclude, keyword_pages=keyword_pages
+            )
             timings["fusion"] = _ms(t)
             covered = coverage if results else _nothing_found(coverage)
             reason = covered.reason
@@ -282,7 +290,12 @@ class Retriever:
         return out if len(out) >= 2 else []
 
     def _open_ranking(
-        self, ev: _Evidence, *, k: int, exclude: frozenset[str]
+        self,
+        ev: _Evidence,
+        *,
+        k: int,
+        exclude: frozenset[str],
+        keyword_pages: Sequence[int] = (),
     ) -> tuple[list[RankedPage], list[Seed], str]:
         """A question that names no page: text, lead, informative names and Stage 0 fused by
         reciprocal rank, then the graph around the best two as a bounded bonus."""
@@ -302,6 +315,7 @@ class Retriever:
             Channel("names", names if s.mode != "body" else [], s.rrf_names),
             # Only pages closer to the question than the vault's average page.
             Channel("sem", [p for p, sim in ev.sem if sim > 0], s.rrf_sem),
+            Channel("keywords", list(keyword_pages), s.rrf_keywords),  # Stage 2, when it ran
         ]
         # The backbone's best page cannot be buried: the text's, or Stage 0's when no word
         # of the question is in the vault.

@@ -126,6 +126,7 @@ class RetrieverSettings:
     rrf_lead: float = 0.5
     rrf_names: float = 0.5
     rrf_sem: float = 2.0
+    rrf_keywords: float = 1.0  # titles the model's keywords name (Stage 2), when the text is unsure
     rrf_graph: float = 0.5
     rrf_parts: float = 0.5  # each part of a question that asks two things, searched alone
     rrf_first_bonus: float = 0.05
