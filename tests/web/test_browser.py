@@ -186,6 +186,18 @@ def test_a_question_the_vault_does_not_cover_shows_the_banner(
     assert page.errors == []
 
 
+def test_a_follow_up_is_searched_with_the_question_before_it_and_says_so(
+    browser: Any, live: LiveServer, shots: Path
+) -> None:
+    page = page_for(browser, live.url)
+    ask(page, "Who was the first person to walk on the Moon?")
+    turn = ask(page, "When was he born?")
+    assert "searched with the earlier question" in turn.locator(".status").inner_text()
+    assert "Who was the first person" in (turn.locator(".badge.arm").get_attribute("title") or "")
+    assert "neil-armstrong" in turn.locator(".answer-body").inner_html()
+    assert page.errors == []
+
+
 def test_the_page_works_at_phone_width(browser: Any, live: LiveServer, shots: Path) -> None:
     page = page_for(browser, live.url, width=390, height=844)
 

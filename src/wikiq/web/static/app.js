@@ -207,7 +207,14 @@
       modelBadge.textContent = answer.extractive ? "no model: quoted from pages" : answer.model || "model";
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const n = (data.cited || []).length;
-      setStatus(turn, answer.pure_llm ? `${seconds} s` : `${n} page${n === 1 ? "" : "s"} cited · ${seconds} s`);
+      // A follow-up searched with the question before it says so (the searched text is the
+      // badge's tooltip); a not-covered answer names the closest pages the same way.
+      const notes = Array.isArray(answer.notes) ? answer.notes : [];
+      const searched = notes.find((note) => note.startsWith("Searched together"));
+      const closest = notes.find((note) => note.startsWith("Closest in your vault"));
+      if (searched || closest) badge.title = [searched, closest].filter(Boolean).join("\n");
+      const how = searched ? " · searched with the earlier question" : "";
+      setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${n} page${n === 1 ? "" : "s"} cited · ${seconds} s`) + how);
       turn.el.classList.add("done");
       if (data.graph) turn.graph = data.graph;
       if (state.active === turn && turn.graph) graph.show(turn.graph);
