@@ -60,6 +60,12 @@ KEYS: tuple[Key, ...] = (
     Key(
         "api_key", "str", "WIKIQ_API_KEY", "API key (default: the provider's variable)", secret=True
     ),
+    Key(
+        "api_key_file",
+        "path",
+        "WIKIQ_API_KEY_FILE",
+        "file holding the API key (a key on the command line is visible to other users)",
+    ),
     Key("context", "int", "WIKIQ_CONTEXT", "context window in tokens (default: the model's)"),
     Key("pages", "int", "WIKIQ_PAGES", "most pages loaded into an answer", 8),
     Key("page_chars", "int", "WIKIQ_PAGE_CHARS", "most characters loaded from one page", 8000),
@@ -87,6 +93,31 @@ KEYS: tuple[Key, ...] = (
     Key("query_log", "bool", "WIKIQ_QUERY_LOG", "keep a local log of questions for `stats`", True),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
+# Variables read where they are used rather than through `Config` (the vault, caches, Stage 0,
+# debugging), listed here so `wikiq doctor` and the README can name every WIKIQ_* variable.
+OTHER_VARIABLES: dict[str, str] = {
+    "WIKIQ_VAULT": "the vault folder (like --vault)",
+    "WIKIQ_WIKI_FOLDER": "the wiki folder inside the vault (like --wiki-folder)",
+    "WIKIQ_CONFIG_DIR": "where config.toml lives (default: the user config folder)",
+    "WIKIQ_CACHE_DIR": "where caches live (default: the user cache folder)",
+    "WIKIQ_EMBED": "'off' searches without the embedding index",
+    "WIKIQ_EMBED_MODEL": "embedding model for `wikiq index --embed` (default: local:e5-small)",
+    "WIKIQ_DEBUG": "'1' shows the traceback of an unexpected error",
+}
+
+
+def environment_report(env: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """Every WIKIQ_* variable wikiq reads, what it does, and whether it is set (secrets hidden)."""
+    env = os.environ if env is None else env
+    rows = [(k.env, k.help, k.secret) for k in KEYS] + [
+        (name, help, False) for name, help in OTHER_VARIABLES.items()
+    ]
+    out = []
+    for name, help, secret in rows:
+        value = env.get(name)
+        shown = "" if value is None else ("(set, hidden)" if secret else value)
+        out.append({"name": name, "help": help, "value": shown})
+    return out
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikiq.config import Config
+from wikiq.config import Config, environment_report
 from wikiq.llm import ChatModel, detect_local_ollama, open_model, parse_model_spec
 from wikiq.retrieve.keywords import KeywordExtractor
 from wikiq.vault.cache import cache_root
@@ -119,7 +119,7 @@ class Models:
     def _key_for(self, spec: str) -> str | None:
         """The configured `api_key`, only for the provider of the configured answer model: a key
         is never sent to another provider's server."""
-        key = self.config.get("api_key")
+        key = self.config.get("api_key") or _read_key_file(self.config.get("api_key_file"))
         if not key:
             return None
         owner = self.config.model or spec
@@ -196,5 +196,25 @@ def config_report(config: Config, *, detect: Detect | None = None) -> dict[str, 
         "answer_model": answer,
         "keyword_model": keyword,
         "settings": config.describe(),
+        "environment": environment_report(),
         "problems": problems,
     }
+
+
+def _read_key_file(path: object) -> str | None:
+    """The first line of the key file (`api_key_file`, WIKIQ_API_KEY_FILE, --api-key-file)."""
+    if not path:
+        return None
+    from pathlib import Path
+
+    from wikiq.errors import ConfigError
+
+    file = Path(str(path)).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(
+            f"Cannot read the API key file {file} (from --api-key-file or WIKIQ_API_KEY_FILE): "
+            f"{getattr(err, 'strerror', None) or err}."
+        ) from None
+    return text.splitlines()[0].strip() if text else None

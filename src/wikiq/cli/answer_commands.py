@@ -13,7 +13,7 @@ from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
-from wikiq.config import load_config
+from wikiq.config import Config, load_config
 from wikiq.errors import WikiqError
 from wikiq.wiki import Wiki
 
@@ -42,6 +42,16 @@ BaseUrlOpt = Annotated[
     typer.Option(
         "--base-url",
         help="Server address of the model, e.g. http://127.0.0.1:8080/v1.",
+        show_default=False,
+    ),
+]
+ApiKeyFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--api-key-file",
+        help="File holding the model's API key (or set WIKIQ_API_KEY_FILE, WIKIQ_API_KEY or the "
+        "provider's variable, e.g. OPENAI_API_KEY). There is no --api-key: a key on the command "
+        "line is visible to other users of the machine.",
         show_default=False,
     ),
 ]
@@ -84,28 +94,32 @@ AnswerTokensOpt = Annotated[
 ]
 
 
-def _open(
-    vault: Path | None,
-    wiki_folder: str | None,
+def model_config(
     *,
     model: str | None = None,
     base_url: str | None = None,
+    api_key_file: Path | None = None,
     keyword_model: str | None = None,
     context: str | None = None,
     pages: int | None = None,
     answer_tokens: int | None = None,
-) -> Wiki:
-    config = load_config(
+) -> Config:
+    """The settings with this command's model flags on top: the same on ask, chat, serve, mcp."""
+    return load_config(
         flags={
             "model": model,
             "base_url": base_url,
+            "api_key_file": str(api_key_file) if api_key_file else None,
             "keyword_model": keyword_model,
             "context": context,
             "pages": pages,
             "answer_tokens": answer_tokens,
         }
     )
-    return open_wiki(vault, wiki_folder, config)
+
+
+def _open(vault: Path | None, wiki_folder: str | None, **flags: Any) -> Wiki:
+    return open_wiki(vault, wiki_folder, model_config(**flags))
 
 
 @app.command()
@@ -115,6 +129,7 @@ def ask(
     wiki_folder: WikiFolderOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
+    api_key_file: ApiKeyFileOpt = None,
     keyword_model: KeywordModelOpt = None,
     context: ContextOpt = None,
     k: PagesOpt = None,
@@ -140,6 +155,7 @@ def ask(
         wiki_folder,
         model=model,
         base_url=base_url,
+        api_key_file=api_key_file,
         keyword_model=keyword_model,
         context=context,
         pages=k,
@@ -239,6 +255,7 @@ def chat(
     wiki_folder: WikiFolderOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
+    api_key_file: ApiKeyFileOpt = None,
     keyword_model: KeywordModelOpt = None,
     context: ContextOpt = None,
     k: PagesOpt = None,
@@ -260,6 +277,7 @@ def chat(
         wiki_folder,
         model=model,
         base_url=base_url,
+        api_key_file=api_key_file,
         keyword_model=keyword_model,
         context=context,
         pages=k,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from wikiq.cli.answer_commands import ApiKeyFileOpt, BaseUrlOpt, ModelOpt, model_config
 from wikiq.cli.app import VaultOpt, WikiFolderOpt, app
 from wikiq.errors import ConfigError
 from wikiq.wiki import Wiki
@@ -24,16 +25,6 @@ TokenOpt = Annotated[
         "--token",
         help="Access token every request must carry (generated and printed when --host is not "
         "loopback and none is given).",
-        show_default=False,
-    ),
-]
-ModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        "-m",
-        help="Model that writes answers (provider:model); default: the configured one, else "
-        "answers quote the pages without a model.",
         show_default=False,
     ),
 ]
@@ -69,6 +60,8 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", help="Port to listen on.")] = 8765,
     token: TokenOpt = None,
     model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_file: ApiKeyFileOpt = None,
 ) -> None:
     """Open a local web page to ask the vault: streamed answers, page previews, a graph view.
 
@@ -84,7 +77,8 @@ def serve(
 
     _check_port(port, host)
     required, generated = server_token(host, token)
-    wiki = open_wiki(vault, wiki_folder)
+    config = model_config(model=model, base_url=base_url, api_key_file=api_key_file)
+    wiki = open_wiki(vault, wiki_folder, config)
     choice = wiki.choose_model(model)  # a bad model spec stops here, with one sentence
     web = create_app(wiki, model=model, token=required, loopback=is_loopback(host))
     url = f"http://{_url_host(host)}:{port}/"
@@ -116,6 +110,8 @@ def mcp_command(
     port: Annotated[int, typer.Option("--port", "-p", help="Port for --http.")] = 8766,
     token: TokenOpt = None,
     model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_file: ApiKeyFileOpt = None,
 ) -> None:
     """Serve the vault to AI agents over MCP: tools ask, search, read_page, list_pages.
 
@@ -131,7 +127,8 @@ def mcp_command(
     if not http and (token is not None or host != "127.0.0.1"):
         raise ConfigError("--host and --token apply to --http only; stdio needs neither.")
     # No progress bar: stdout belongs to the protocol, and stderr may be shown to the user.
-    wiki = Wiki.open(vault, wiki_folder=wiki_folder)
+    config = model_config(model=model, base_url=base_url, api_key_file=api_key_file)
+    wiki = Wiki.open(vault, wiki_folder=wiki_folder, config=config)
     if model is not None:
         wiki.choose_model(model)  # a bad model spec stops here, with one sentence
     server = build_server(wiki, model=model)

@@ -64,6 +64,14 @@ def _print_config(c: dict[str, Any]) -> None:
     for row in c["settings"]:
         if row["source"] != "default" and row["name"] not in ("model", "keyword_model"):
             out.print(f"    {row['name']} = {row['value']}  ({row['source']})", markup=False)
+    set_vars = [v for v in c.get("environment", []) if v["value"]]
+    names = ", ".join(v["name"] for v in c.get("environment", []))
+    if set_vars:
+        out.print(
+            "[bold]Environment[/bold]  "
+            + escape(", ".join(f"{v['name']}={v['value']}" for v in set_vars))
+        )
+    out.print(f"[dim]Variables read: {escape(names)} (see --json for each one's use).[/dim]")
     for problem in c["problems"]:
         out.print(f"[yellow]•[/yellow] {escape(problem)}")
 

@@ -141,7 +141,12 @@ def from_status(
             hint = f"check {endpoint.key_env}" if endpoint.key_env else "check the API key"
             sentence = f"The model server at {where} rejected the API key (HTTP {status}): {hint}."
         else:
-            hint = f"set {endpoint.key_env}" if endpoint.key_env else "pass an API key"
+            hint = (
+                f"set {endpoint.key_env}"
+                if endpoint.key_env
+                else "put the key in a file and pass --api-key-file (or set WIKIQ_API_KEY_FILE "
+                "or WIKIQ_API_KEY)"
+            )
             sentence = f"The model server at {where} requires an API key (HTTP {status}): {hint}."
     elif CONTEXT_TOO_LONG.search(body) and status != 429:
         kind = "context_too_long"
