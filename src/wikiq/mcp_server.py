@@ -21,6 +21,7 @@ from mcp_types import ToolAnnotations
 from wikiq import __version__
 from wikiq.errors import PageNotFound, WikiqError
 from wikiq.vault import access as pages
+from wikiq.vault.catalog import Catalog
 from wikiq.wiki import Wiki
 
 log = logging.getLogger("wikiq.mcp")
@@ -121,7 +122,9 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         return _guard(
             "read the page",
-            lambda: pages.read_page(catalog, path, max_chars=max_chars, offset=offset).to_dict(),
+            lambda: pages.read_page(
+                _fresh(wiki), path, max_chars=max_chars, offset=offset
+            ).to_dict(),
         )
 
     @server.tool(
@@ -138,7 +141,9 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         return _guard(
             "list pages",
-            lambda: pages.list_pages(catalog, type=type, prefix=prefix, offset=offset, limit=limit),
+            lambda: pages.list_pages(
+                _fresh(wiki), type=type, prefix=prefix, offset=offset, limit=limit
+            ),
         )
 
     @server.resource(
@@ -169,9 +174,15 @@ def _page_reader(wiki: Wiki, path: str) -> Callable[[], str]:
     return lambda: _page_text(wiki, path)
 
 
+def _fresh(wiki: Wiki) -> Catalog:
+    """The catalog as the vault is now (pages edited under a running server are seen)."""
+    wiki.refresh()
+    return wiki.catalog
+
+
 def _page_text(wiki: Wiki, path: str) -> str:
     try:
-        i = pages.find_page(wiki.catalog, path)
+        i = pages.find_page(_fresh(wiki), path)
     except PageNotFound as err:
         raise ResourceNotFoundError(str(err)) from None
     except WikiqError as err:

@@ -59,6 +59,7 @@ class Catalog:
     cache_file: Path | None = None
     built_at: float = 0.0  # when the cached catalog was last rebuilt (epoch seconds)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not read)
+    index_stat: FileStat | None = None  # index.md's (size, mtime) when the catalog was read
     _terms: dict[str, TermIndex] | None = field(default=None, repr=False)
     _terms_loader: Callable[[], dict[str, TermIndex] | None] | None = field(
         default=None, repr=False
@@ -193,6 +194,7 @@ def open_catalog(
             cache_file=store.path if store else None,
             built_at=cached.built_at,
             skipped=scan.skipped,
+            index_stat=index_stat,
             _terms_loader=(lambda: store.load_terms(cached.built_at)) if store else None,
         )
 
@@ -246,6 +248,7 @@ def open_catalog(
         files_read=len(to_read),
         built_at=time.time(),
         skipped=scan.skipped,
+        index_stat=index_stat,
         _terms=terms,
     )
     if store is not None:
@@ -261,6 +264,16 @@ def open_catalog(
             terms,
         )
     return catalog
+
+
+def catalog_is_current(catalog: Catalog) -> bool:
+    """Whether the vault on disk still holds exactly the catalog's pages (one stat per file,
+    no page read): what a long-running server checks before a question."""
+    location = catalog.location
+    index_stat = stat_file(location.index_path) if location.index_path else None
+    if index_stat != catalog.index_stat:
+        return False
+    return _unchanged(catalog.pages, scan_vault(location).files)
 
 
 def _unchanged(pages: Sequence[Page], files: dict[str, FileStat]) -> bool:

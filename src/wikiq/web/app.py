@@ -60,7 +60,6 @@ def create_app(
 
     `model`: a `provider:model` spec; None uses the configured model, else quoting answers.
     """
-    catalog = wiki.catalog
     markdown = SafeMarkdown(_resolver(wiki))
     limiter = anyio.CapacityLimiter(ASK_THREADS)
     answers = AnswerEvents(wiki, model=model, limiter=limiter)
@@ -95,8 +94,11 @@ def create_app(
 
     @app.get("/api/info")
     async def info() -> dict[str, Any]:
-        if "summary" not in chosen:  # counted once: languages are detected page by page
+        await anyio.to_thread.run_sync(wiki.refresh)
+        catalog = wiki.catalog
+        if chosen.get("summary_of") is not catalog:  # once per catalog: languages per page
             chosen["summary"] = await anyio.to_thread.run_sync(pages.vault_summary, catalog)
+            chosen["summary_of"] = catalog
         return {
             **chosen["summary"].to_dict(),
             "link_prefix": wiki.location.link_prefix,
@@ -116,6 +118,8 @@ def create_app(
 
     @app.get("/api/page")
     async def page(path: Annotated[str, Query(min_length=1, max_length=1000)]) -> dict[str, Any]:
+        await anyio.to_thread.run_sync(wiki.refresh)
+        catalog = wiki.catalog
         content = await anyio.to_thread.run_sync(
             lambda: pages.read_page(catalog, path, max_chars=PAGE_PREVIEW_CHARS)
         )
@@ -133,6 +137,7 @@ def create_app(
     ) -> dict[str, Any]:
         def build() -> dict[str, Any]:
             retrieval = wiki.search(q, k=k)
+            catalog = wiki.catalog
             paths = []
             for target in cited or []:
                 i = catalog.find(target)

@@ -1,0 +1,66 @@
+"""A running server sees the vault as it is now: pages added, edited, renamed and deleted
+under it are reflected within two seconds, without a restart."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from tests.web.conftest import DEMO, serve
+from wikiq.web.app import create_app
+from wikiq.wiki import Wiki
+
+ZORBLAX = "---\ntype: concept\n---\n# Zorblax\n\nThe zorblax quasar is a cold blue glow.\n"
+
+
+def _within(seconds: float, check: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return check()
+
+
+def test_pages_changed_under_a_running_server_are_seen_within_two_seconds(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO, vault)
+    wiki = Wiki.open(vault)
+    concepts = vault / "wiki" / "concepts"
+    with serve(create_app(wiki)) as url, httpx.Client(base_url=url, timeout=30) as client:
+
+        def top(question: str) -> list[str]:
+            data = client.get("/api/search", params={"q": question}).json()
+            return [] if data["pure_llm"] else [r["path"] for r in data["results"][:3]]
+
+        assert "concepts/zorblax" not in top("zorblax quasar")
+        (concepts / "zorblax.md").write_text(ZORBLAX)  # added
+        assert _within(2.0, lambda: top("zorblax quasar")[:1] == ["concepts/zorblax"])
+
+        (concepts / "zorblax.md").write_text(ZORBLAX.replace("cold blue glow", "warm red flicker"))
+        assert _within(2.0, lambda: top("warm red flicker")[:1] == ["concepts/zorblax"])  # edited
+
+        (concepts / "zorblax.md").rename(concepts / "zorblax-quasar.md")  # renamed
+        assert _within(2.0, lambda: top("zorblax quasar")[:1] == ["concepts/zorblax-quasar"])
+        page = client.get("/api/page", params={"path": "concepts/zorblax-quasar"})
+        assert page.status_code == 200 and "warm red flicker" in page.json()["body"]
+
+        (concepts / "zorblax-quasar.md").unlink()  # deleted
+        assert _within(2.0, lambda: not any("zorblax" in p for p in top("zorblax quasar")))
+        assert client.get("/api/page", params={"path": "concepts/zorblax-quasar"}).status_code == 404
+    wiki.close()
+
+
+def test_an_unchanged_vault_is_not_read_again(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO, vault)
+    wiki = Wiki.open(vault)
+    before = wiki.catalog
+    assert wiki.refresh(min_interval=0) is False and wiki.catalog is before
+    (vault / "wiki" / "concepts" / "zorblax.md").write_text(ZORBLAX)
+    assert wiki.refresh(min_interval=0) is True and wiki.catalog is not before
+    assert wiki.catalog.files_read == 1  # only the new page was read
