@@ -176,7 +176,7 @@ def _page_reader(wiki: Wiki, path: str) -> Callable[[], str]:
 
 def _fresh(wiki: Wiki) -> Catalog:
     """The catalog as the vault is now (pages edited under a running server are seen)."""
-    wiki.refresh()
+    wiki.keep_fresh()
     return wiki.catalog
 
 

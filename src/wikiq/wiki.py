@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +28,11 @@ PURPOSE_FILE = "purpose.md"
 _MAX_SIDE_FILE_BYTES = 64_000
 
 
-# A running server compares the vault with its catalog before a question at most this often:
-# a stat of every file is ~20 ms on 8,000 pages, so once a second costs under 2% of the time.
+# How often the vault is compared with the catalog: a stat of every page file, ~70 ms on
+# ob-wiki's 8,000 pages (docs/BENCHMARKS.md), done by a background thread in `serve` and `mcp`
+# and before a question (at most this often) otherwise.
 REFRESH_INTERVAL = 1.0
+log = logging.getLogger("wikiq")
 
 
 class Wiki:
@@ -48,6 +51,7 @@ class Wiki:
         self._refresh_lock = threading.Lock()
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
         self._open_args: dict[str, Any] = {}  # how `open` read the catalog, to read it again
+        self._watching = False
 
     @property
     def config(self) -> Config:
@@ -88,7 +92,7 @@ class Wiki:
         """Rank the pages that answer `question` (or decide none does: `pure_llm`)."""
         if not question.strip():
             raise EmptyQuestion()
-        self.refresh()
+        self.keep_fresh()
         retriever = self.retriever
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)
@@ -122,7 +126,7 @@ class Wiki:
         from wikiq.answer.events import AnswerDone
         from wikiq.retrieve.keywords import CountingKeywords
 
-        self.refresh()
+        self.keep_fresh()
         choice = self.choose_model(model)
         keyword_model = self.models.keyword_model(choice.model)
         retriever = self.retriever
@@ -201,6 +205,33 @@ class Wiki:
         wiki = cls(location, catalog, config)
         wiki._open_args = {"cache_dir": cache_dir, "use_cache": use_cache}
         return wiki
+
+    def watch(self, interval: float = REFRESH_INTERVAL) -> Callable[[], None]:
+        """Keep the catalog fresh from a background thread (what `serve` and `mcp` do), so
+        questions never wait for the check; returns the function that stops it."""
+        stop = threading.Event()
+
+        def loop() -> None:
+            while not stop.wait(interval):
+                try:
+                    self.refresh(min_interval=0)
+                except Exception:  # a vault mid-sync must not kill the watcher: try again
+                    log.warning("wikiq: could not refresh the vault", exc_info=True)
+
+        self._watching = True
+        threading.Thread(target=loop, name="wikiq-watch", daemon=True).start()
+
+        def halt() -> None:
+            stop.set()
+            self._watching = False
+
+        return halt
+
+    def keep_fresh(self) -> None:
+        """`refresh()` before a question, unless a watcher already keeps the catalog fresh
+        off the question's path."""
+        if not self._watching:
+            self.refresh()
 
     def refresh(self, *, min_interval: float = REFRESH_INTERVAL) -> bool:
         """Take in pages added, edited, renamed or deleted since the catalog was read: a stat

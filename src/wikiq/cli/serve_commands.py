@@ -132,6 +132,7 @@ def mcp_command(
     if model is not None:
         wiki.choose_model(model)  # a bad model spec stops here, with one sentence
     server = build_server(wiki, model=model)
+    wiki.watch()  # pages edited while the agent works are seen (a daemon thread)
     if not http:
         run_stdio(server)
         return

@@ -70,7 +70,11 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Build the lazy indexes and open the model once, before concurrent questions race.
         chosen.update(await anyio.to_thread.run_sync(_warm, wiki, model))
-        yield
+        stop_watching = wiki.watch()  # pages edited while the page is open are seen
+        try:
+            yield
+        finally:
+            stop_watching()
 
     app = FastAPI(title="wikiq", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
 
@@ -94,7 +98,7 @@ def create_app(
 
     @app.get("/api/info")
     async def info() -> dict[str, Any]:
-        await anyio.to_thread.run_sync(wiki.refresh)
+        await anyio.to_thread.run_sync(wiki.keep_fresh)
         catalog = wiki.catalog
         if chosen.get("summary_of") is not catalog:  # once per catalog: languages per page
             chosen["summary"] = await anyio.to_thread.run_sync(pages.vault_summary, catalog)
@@ -118,7 +122,7 @@ def create_app(
 
     @app.get("/api/page")
     async def page(path: Annotated[str, Query(min_length=1, max_length=1000)]) -> dict[str, Any]:
-        await anyio.to_thread.run_sync(wiki.refresh)
+        await anyio.to_thread.run_sync(wiki.keep_fresh)
         catalog = wiki.catalog
         content = await anyio.to_thread.run_sync(
             lambda: pages.read_page(catalog, path, max_chars=PAGE_PREVIEW_CHARS)
