@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import pickle
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -14,6 +12,7 @@ from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NameIndex
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
+from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import TermIndex, match_terms
 
@@ -102,7 +101,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:
@@ -113,29 +112,26 @@ def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> 
     """
     if catalog.cache_file is None:
         return build_indexes(catalog, direction, in_weight)
-    path = catalog.cache_file.parent / "retrieval.pickle"
-    key = (
+    path = catalog.cache_file.parent / "retrieval.npz"
+    key = [
         INDEX_FORMAT,
         TOKENIZER_FINGERPRINT,
         catalog.built_at,
         len(catalog.pages),
         direction,
         in_weight,
-    )
-    try:
-        with open(path, "rb") as fh:
-            # Safe for the same reason as the catalog cache: only this user's wikiq writes here.
-            stored_key, indexes = pickle.load(fh)
-        if stored_key == key and isinstance(indexes, RetrievalIndexes):
-            return indexes
-    except Exception:  # missing, corrupt or foreign: rebuild
-        pass
+    ]
+    stored = store.load(path, STORED_CLASSES)
+    if (
+        isinstance(stored, dict)
+        and stored.get("key") == key
+        and isinstance(stored.get("indexes"), RetrievalIndexes)
+    ):
+        return stored["indexes"]
     indexes = build_indexes(catalog, direction, in_weight)
-    try:
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as fh:
-            pickle.dump((key, indexes), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # an unwritable cache only costs the rebuild next time
+    store.save(path, {"key": key, "indexes": indexes}, STORED_CLASSES)  # unwritable: rebuilt
     return indexes
+
+
+# The only classes a saved index may hold (vault/store.py rebuilds them field by field).
+STORED_CLASSES = (RetrievalIndexes, NameIndex, BodyIndex, WalkGraph, VaultLanguages)

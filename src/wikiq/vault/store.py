@@ -1,0 +1,169 @@
+"""Cache files that load without running code: numpy arrays plus a JSON description.
+
+A pickle in the cache folder runs whatever it was made to run when it is loaded; a crafted
+file there would run on the next `wikiq search`. These files hold only what `np.load` reads
+with `allow_pickle=False` (arrays of numbers and one array of UTF-8 bytes, the JSON manifest)
+and the manifest names objects from a fixed list of wikiq's own classes, rebuilt field by
+field. Anything else in a file, or a file that is not one of these, loads as None: the caller
+rebuilds, as it does for a missing cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+_MANIFEST = "manifest"
+_SPARSE = {"csr": sp.csr_matrix, "csc": sp.csc_matrix}
+
+
+class _Encoder:
+    def __init__(self, classes: dict[str, type]) -> None:
+        self.names = {cls: name for name, cls in classes.items()}
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def array(self, value: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        if value.dtype == object:
+            raise TypeError("object arrays cannot be stored without pickle")
+        self.arrays[key] = np.ascontiguousarray(value)
+        return key
+
+    def encode(self, v: Any) -> Any:
+        if v is None or isinstance(v, bool | int | float | str):
+            return v
+        if isinstance(v, np.generic):
+            return v.item()
+        if isinstance(v, np.ndarray):
+            return {"__array__": self.array(v)}
+        if sp.issparse(v):
+            fmt = v.format if v.format in _SPARSE else "csr"
+            m = v.asformat(fmt)
+            return {
+                "__sparse__": fmt,
+                "shape": list(m.shape),
+                "data": self.array(m.data),
+                "indices": self.array(m.indices),
+                "indptr": self.array(m.indptr),
+            }
+        if isinstance(v, tuple):
+            return {"__tuple__": [self.encode(x) for x in v]}
+        if isinstance(v, list):
+            if _plain(v):  # strings, numbers and lists of them: loaded as they are, unwalked
+                return {"__plain__": v}
+            return [self.encode(x) for x in v]
+        if isinstance(v, dict):
+            if all(isinstance(k, str) for k in v):
+                values = list(v.values())
+                if values and all(type(x) is int for x in values):  # a vocabulary: keys -> ids
+                    return {
+                        "__strint__": list(v),
+                        "values": self.array(np.asarray(values, dtype=np.int64)),
+                    }
+                return {"__dict__": {k: self.encode(x) for k, x in v.items()}}
+            raise TypeError("only dicts with string keys can be stored")
+        name = self.names.get(type(v))
+        if name is None:
+            raise TypeError(f"{type(v).__name__} is not a class the cache may hold")
+        if dataclasses.is_dataclass(v):
+            fields = {f.name: self.encode(getattr(v, f.name)) for f in dataclasses.fields(v)}
+            return {"__dataclass__": name, "fields": fields}
+        return {"__object__": name, "attrs": {k: self.encode(x) for k, x in vars(v).items()}}
+
+
+class _Decoder:
+    def __init__(self, arrays: Any, classes: dict[str, type]) -> None:
+        self.arrays = arrays
+        self.classes = classes
+
+    def array(self, key: Any) -> np.ndarray:
+        if not isinstance(key, str) or key == _MANIFEST or key not in self.arrays.files:
+            raise ValueError("the cache names an array it does not hold")
+        return np.asarray(self.arrays[key])
+
+    def decode(self, v: Any) -> Any:
+        if isinstance(v, list):
+            return [self.decode(x) for x in v]
+        if not isinstance(v, dict):
+            return v
+        if "__plain__" in v:
+            return v["__plain__"]
+        if "__array__" in v:
+            return self.array(v["__array__"])
+        if "__sparse__" in v:
+            make = _SPARSE[v["__sparse__"]]
+            parts = (self.array(v["data"]), self.array(v["indices"]), self.array(v["indptr"]))
+            return make(parts, shape=tuple(v["shape"]))
+        if "__tuple__" in v:
+            return tuple(self.decode(x) for x in v["__tuple__"])
+        if "__strint__" in v:
+            keys = v["__strint__"]
+            return dict(zip(keys, self.array(v["values"]).tolist(), strict=True))
+        if "__dict__" in v:
+            return {k: self.decode(x) for k, x in v["__dict__"].items()}
+        if "__dataclass__" in v:
+            cls = self.classes[v["__dataclass__"]]  # KeyError: not a class we know
+            return cls(**{k: self.decode(x) for k, x in v["fields"].items()})
+        if "__object__" in v:
+            cls = self.classes[v["__object__"]]
+            obj: Any = object.__new__(cls)
+            obj.__dict__.update({k: self.decode(x) for k, x in v["attrs"].items()})
+            return obj
+        raise ValueError("the cache holds something this version does not know")
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(values: list[Any]) -> bool:
+    """A list JSON holds as it is: scalars, and lists of scalars (one level deep)."""
+    for x in values:
+        t = type(x)
+        if t in _SCALARS:
+            continue
+        if t is list and all(type(y) in _SCALARS for y in x):
+            continue
+        return False
+    return True
+
+
+def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
+    """Write `value` atomically (numbers, strings, lists, tuples, dicts with string keys,
+    numpy arrays, sparse matrices and instances of `classes`); False when it cannot be."""
+    encoder = _Encoder({cls.__name__: cls for cls in classes})
+    try:
+        manifest = json.dumps(encoder.encode(value), ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return False
+    arrays = {**encoder.arrays, _MANIFEST: np.frombuffer(manifest.encode("utf-8"), np.uint8)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError:
+        return False
+    return True
+
+
+def load(path: Path, classes: Iterable[type] = ()) -> Any:
+    """What `save` wrote, or None for a missing, damaged or foreign file (never runs code)."""
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            manifest = json.loads(bytes(arrays[_MANIFEST]).decode("utf-8"))
+            return _Decoder(arrays, {cls.__name__: cls for cls in classes}).decode(manifest)
+    except Exception:  # missing, truncated, not ours, or an unknown class: rebuild
+        return None

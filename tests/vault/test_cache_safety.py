@@ -1,0 +1,75 @@
+"""Caches load without running code: a crafted file in the cache folder is ignored, never run."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+from tests.support.vaults import VaultFactory, index_md
+from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
+from wikiq.vault import store
+from wikiq.vault.catalog import open_catalog
+from wikiq.vault.locate import locate_vault
+from wikiq.vault.scan import FileStat
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "wikiq"
+PAGES = {
+    "wiki/index.md": index_md("- [[concepts/orbit|orbit]]"),
+    "wiki/concepts/orbit.md": "---\ntype: concept\n---\n# Orbit\n\nA curved path around [[moon]].\n",
+    "wiki/entities/moon.md": "---\ntype: entity\naliases: [Luna]\n---\n# Moon\n\nIt orbits Earth.\n",
+}
+
+
+class _Payload:
+    """Unpickling this writes a file: what an attacker's cache file would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def test_a_crafted_pickle_in_the_cache_folder_is_never_run(make_vault: VaultFactory, tmp_path: Path) -> None:
+    vault = make_vault(PAGES)
+    first = open_catalog(locate_vault(vault, env={}))
+    assert first.cache_file is not None
+    cached_indexes(first, "both", 0.5)
+    marker = tmp_path / "pwned"
+    for name in ("catalog.npz", "terms.npz", "retrieval.npz"):
+        (first.cache_file.parent / name).write_bytes(pickle.dumps(_Payload(marker)))
+    again = open_catalog(locate_vault(vault, env={}))
+    ix = cached_indexes(again, "both", 0.5)
+    assert not marker.exists()
+    assert again.files_read == 2 and "concepts/orbit" in again.by_path  # rebuilt instead
+    assert isinstance(ix, RetrievalIndexes)
+
+
+def test_what_the_cache_saves_comes_back_the_same(make_vault: VaultFactory) -> None:
+    vault = make_vault(PAGES)
+    first = open_catalog(locate_vault(vault, env={}))
+    built = cached_indexes(first, "both", 0.5)
+    second = open_catalog(locate_vault(vault, env={}))
+    loaded = cached_indexes(second, "both", 0.5)
+    assert second.files_read == 0
+    assert [p for p in second.pages] == [p for p in first.pages]
+    assert second.out_links == first.out_links and second.dead_links == first.dead_links
+    assert loaded.names.names == built.names.names
+    assert (loaded.text.weights != built.text.weights).nnz == 0
+    assert loaded.languages == built.languages
+
+
+def test_an_object_the_store_does_not_know_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.npz"
+    assert store.save(path, {"fine": [1, "two", (3.0,)]})
+    assert store.load(path) == {"fine": [1, "two", (3.0,)]}
+    assert not store.save(path, {"bad": _Payload(tmp_path / "m")})
+    # A file naming a class the loader was not given loads as nothing.
+    assert store.save(path, {"stat": FileStat(1, 2)}, classes=(FileStat,))
+    assert store.load(path, classes=(FileStat,)) == {"stat": FileStat(1, 2)}
+    assert store.load(path, classes=()) is None
+
+
+def test_no_cache_is_read_with_pickle() -> None:
+    users = [p for p in SRC.rglob("*.py") if "import pickle" in p.read_text(encoding="utf-8")]
+    assert users == []
