@@ -114,3 +114,56 @@ def test_a_questions_file_that_is_not_utf8_names_its_line(hostile: Path, tmp_pat
     res = run_wikiq("eval", str(bad), "--vault", str(hostile), timeout=60)
     assert res.code != 0 and "Traceback" not in res.stderr
     assert f"{bad}:2 is not UTF-8 text" in res.stderr
+
+
+def test_the_web_page_and_mcp_over_a_hostile_vault_stay_inside_it(hostile: Path) -> None:
+    import asyncio
+
+    import httpx
+    from mcp import Client
+
+    from tests.web.conftest import serve
+    from wikiq.mcp_server import build_server
+    from wikiq.web.app import create_app
+    from wikiq.wiki import Wiki
+
+    before = _hashes(hostile)
+    wiki = Wiki.open(hostile)
+    outputs: list[str] = []
+    with serve(create_app(wiki)) as url, httpx.Client(base_url=url, timeout=60) as web:
+        for path, params in (
+            ("/api/search", {"q": "root password bash"}),
+            ("/api/search", {"q": "closing tags markup"}),
+            ("/api/page", {"path": "concepts/passwd"}),
+            ("/api/page", {"path": "concepts/markup"}),
+            ("/api/graph", {"q": "coffee cafe notes"}),
+            ("/api/info", {}),
+        ):
+            res = web.get(path, params=params)
+            assert res.status_code in (200, 404), (path, res.status_code, res.text[:200])
+            outputs.append(res.text)
+        asked = web.post("/api/ask", json={"question": "What is the root password for bash?"})
+        assert asked.status_code == 200
+        outputs.append(asked.text)
+
+    async def agent() -> list[str]:
+        async with Client(build_server(wiki)) as client:
+            got = []
+            for tool, args in (
+                ("search", {"question": "root password bash"}),
+                ("ask", {"question": "What is the root password for bash?"}),
+                ("read_page", {"path": "concepts/passwd"}),
+                ("list_pages", {}),
+            ):
+                result = await client.call_tool(tool, args)
+                got.append(" ".join(getattr(c, "text", "") for c in result.content))
+            resources = await client.list_resources()
+            got.append(" ".join(str(r.uri) for r in resources.resources))
+            return got
+
+    outputs += asyncio.run(agent())
+    wiki.close()
+    for text in outputs:
+        assert "hunter2" not in text and "Traceback" not in text
+        text.encode("utf-8")  # valid UTF-8: no lone surrogate from the undecodable name
+    assert _hashes(hostile) == before
