@@ -198,6 +198,17 @@ def test_a_follow_up_is_searched_with_the_question_before_it_and_says_so(
     assert page.errors == []
 
 
+def test_the_pages_own_words_follow_the_questions_language(
+    browser: Any, live: LiveServer, shots: Path
+) -> None:
+    page = page_for(browser, live.url)
+    chinese = ask(page, "谁是中国第一位进入太空的航天员？")
+    assert "引用" in chinese.locator(".status").inner_text()
+    english = ask(page, "Who was the first person to walk on the Moon?")
+    assert "cited" in english.locator(".status").inner_text()
+    assert page.errors == []
+
+
 def test_the_page_works_at_phone_width(browser: Any, live: LiveServer, shots: Path) -> None:
     page = page_for(browser, live.url, width=390, height=844)
 

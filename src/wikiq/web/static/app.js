@@ -62,6 +62,38 @@
     }
   }
 
+  // ---- the page's own words, in the question's language --------------------------------
+
+  const WORDS = {
+    en: {
+      searching: "Searching your vault…",
+      nothingBehind: "No page of your vault is behind this answer.",
+      writing: "writing…",
+      found: (n) => `${n} page${n === 1 ? "" : "s"} found · writing…`,
+      cited: (n) => `${n} page${n === 1 ? "" : "s"} cited`,
+      partial: "may be partial",
+      searchedWith: " · searched with the earlier question",
+      wrong: "Something went wrong.",
+    },
+    zh: {
+      searching: "正在检索你的知识库…",
+      nothingBehind: "这个回答没有来自你知识库的页面。",
+      writing: "正在撰写…",
+      found: (n) => `找到 ${n} 个页面 · 正在撰写…`,
+      cited: (n) => `引用 ${n} 个页面`,
+      partial: "可能只部分涵盖",
+      searchedWith: " · 结合上一个问题检索",
+      wrong: "出错了。",
+    },
+  };
+
+  /* A question mostly in Chinese (or Japanese) characters gets Chinese labels; else English. */
+  function wordsFor(question) {
+    const cjk = (question.match(/[\u3400-\u9fff\uf900-\ufaff]/g) || []).length;
+    const latin = (question.match(/[A-Za-z]+/g) || []).length;
+    return WORDS[cjk > latin ? "zh" : "en"];
+  }
+
   // ---- asking ----------------------------------------------------------------------------
 
   function newTurn(question) {
@@ -69,7 +101,7 @@
     node.querySelector(".question-bubble").textContent = question;
     $("empty-state").hidden = true;
     $("conversation").appendChild(node);
-    const turn = { question, raw: null, el: node, graph: null, done: false, display: "" };
+    const turn = { question, raw: null, el: node, graph: null, done: false, display: "", words: wordsFor(question) };
     node.addEventListener("click", (ev) => {
       if (ev.target.closest("a")) return;
       selectTurn(turn);
@@ -84,8 +116,8 @@
     for (const t of state.turns) t.el.classList.toggle("active", t === turn);
     state.active = turn;
     if (turn.graph) graph.show(turn.graph);
-    else if (turn.done) graph.clear("No page of your vault is behind this answer.");
-    else graph.clear("Searching your vault…");
+    else if (turn.done) graph.clear(turn.words.nothingBehind);
+    else graph.clear(turn.words.searching);
   }
 
   function setStatus(turn, text) {
@@ -95,7 +127,7 @@
   function showArm(turn, arm, reason, pureLlm, covered) {
     const badge = turn.el.querySelector(".badge.arm");
     // "uncertain": answered from the pages, which may cover the question only in part.
-    badge.textContent = covered === "uncertain" ? `${arm} · may be partial` : arm;
+    badge.textContent = covered === "uncertain" ? `${arm} · ${turn.words.partial}` : arm;
     badge.title = reason || "";
     badge.classList.toggle("pure", !!pureLlm);
     badge.classList.toggle("partial", covered === "uncertain");
@@ -178,7 +210,7 @@
   function handleEvent(turn, event, data, started) {
     if (event === "retrieval") {
       showArm(turn, data.arm, data.coverage ? data.coverage.reason : "", data.pure_llm, data.covered);
-      setStatus(turn, data.pure_llm ? "writing…" : `${data.results.length} pages found · writing…`);
+      setStatus(turn, data.pure_llm ? turn.words.writing : turn.words.found(data.results.length));
       turn.graph = data.graph;
       if (state.active === turn) {
         if (data.graph && data.graph.nodes.length) graph.show(data.graph);
@@ -213,13 +245,13 @@
       const searched = notes.find((note) => note.startsWith("Searched together"));
       const closest = notes.find((note) => note.startsWith("Closest in your vault"));
       if (searched || closest) badge.title = [searched, closest].filter(Boolean).join("\n");
-      const how = searched ? " · searched with the earlier question" : "";
-      setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${n} page${n === 1 ? "" : "s"} cited · ${seconds} s`) + how);
+      const how = searched ? turn.words.searchedWith : "";
+      setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${turn.words.cited(n)} · ${seconds} s`) + how);
       turn.el.classList.add("done");
       if (data.graph) turn.graph = data.graph;
       if (state.active === turn && turn.graph) graph.show(turn.graph);
     } else if (event === "error") {
-      showError(turn, data.message || "Something went wrong.");
+      showError(turn, data.message || turn.words.wrong);
     }
   }
 
