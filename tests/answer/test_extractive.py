@@ -101,3 +101,19 @@ def test_a_not_covered_answer_names_the_closest_pages_without_quoting_them(wiki:
     assert answer.pure_llm and answer.citations == [] and "[[" not in answer.text
     closest = [n for n in answer.notes if n.startswith("Closest in your vault (not quoted): ")]
     assert len(closest) == 1 and "(concepts/" in closest[0]
+
+
+def test_quoted_passages_leave_out_callout_markers_and_block_ids(make_vault) -> None:  # type: ignore[no-untyped-def]
+    vault = make_vault(
+        {
+            "Notes/palette.md": (
+                "# Command palette\n\n"
+                "> [!tip] Quick access\n"
+                "> Press the hotkey to open the command palette and run any command by name ^tip-1\n\n"
+                "- The command palette lists every command of every plugin that is enabled ^list-2\n"
+            )
+        }
+    )
+    answer = Wiki.open(vault).ask("How do I open the command palette to run a command?")
+    assert not answer.pure_llm and "command palette" in answer.text
+    assert "[!tip]" not in answer.text and "^tip-1" not in answer.text and "^list-2" not in answer.text

@@ -103,3 +103,25 @@ def test_wiki_links_inside_code_stay_code() -> None:
     html = render("`[[concepts/orbit]]`")
 
     assert "<code>[[concepts/orbit]]</code>" in html
+
+
+def test_obsidian_syntax_is_drawn_as_obsidian_draws_it() -> None:
+    md = SafeMarkdown(lambda t: "concepts/orbit" if t == "orbit" else None)
+    html = md.render(
+        "> [!tip] Use the hotkey\n> It opens the palette ^callout-tip\n\n"
+        "See [[#Supported types]], [[orbit#History|its history]] and [[ghost]]. Done ^abc-1\n"
+    )
+    # A callout is a titled box, not a quote with "[!tip]" in it.
+    assert '<blockquote class="callout" data-callout="tip"><p class="callout-title">Use the hotkey</p>' in html
+    assert "[!tip]" not in html
+    # Block ids are not text.
+    assert "^callout-tip" not in html and "^abc-1" not in html and "Done</p>" in html
+    # A link to a section of this page is not a dead link; a missing page still is.
+    assert '<span class="wikilink section" title="a section of this page">Supported types</span>' in html
+    assert 'data-page="concepts/orbit">its history</a>' in html
+    assert '<span class="wikilink dead" title="not a page in this vault">ghost</span>' in html
+
+
+def test_a_callout_title_cannot_carry_markup() -> None:
+    html = SafeMarkdown(lambda t: None).render("> [!note] <img src=x onerror=alert(1)>\n> body\n")
+    assert "<img" not in html and "&lt;img" in html

@@ -21,6 +21,7 @@ from wikiq.answer.context import clean_page_text
 from wikiq.answer.placeholder import PLACEHOLDER, partial_suffix
 from wikiq.answer.prompts import REFERENCES_HEADING
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.markdown import CALLOUT
 
 MARK_NOT_READ = "[⚠ not read for this answer]"
 MARK_NO_PAGE = "[⚠ no such page in the vault]"
@@ -322,7 +323,9 @@ def page_description(catalog: Catalog, i: int) -> str:
         text = " ".join(_LIST_MARK.sub("", line) for line in lines)
         if len(text) >= 20 and not lines[0].lstrip().startswith(("-", "*", "+")):
             return _shorten(text)
-    return _shorten(clean_page_text(catalog.pages[i].summary or "", catalog))
+    # The summary is the page's first plain line: a callout's "> [!tip] Title" is markup.
+    summary = CALLOUT.sub("", (catalog.pages[i].summary or "").lstrip("> ").strip())
+    return _shorten(clean_page_text(summary, catalog))
 
 
 def _clean_description(text: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from wikiq.errors import ModelError
 from wikiq.text import count_tokens
 from wikiq.vault.catalog import Catalog
-from wikiq.vault.markdown import code_fence_spans
+from wikiq.vault.markdown import code_fence_spans, without_block_ids
 from wikiq.vault.terms import match_terms
 
 Weights = Mapping[str, float]  # question term -> IDF weight
@@ -25,7 +25,6 @@ TRUNCATION_MARK = "[… truncated: the rest of this page was not loaded]"
 OMISSION_MARK = "[… part of this page left out …]"
 
 _WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
-_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _MANY_BLANK_LINES = re.compile(r"\n{3,}")
 _SENTENCE_END = re.compile(r"[.!?…](?=[\s\"'”’)\]]|$)|[。！？]")
 
@@ -150,8 +149,7 @@ def clean_page_text(body: str, catalog: Catalog | None = None) -> str:
             pos = end
         parts.append(_flatten_links(body[pos:], catalog))
         text = "".join(parts)
-    if "^" in text:
-        text = _BLOCK_ID.sub("", text)
+    text = without_block_ids(text)
     if "\n\n\n" in text:
         text = _MANY_BLANK_LINES.sub("\n\n", text)
     return text.strip()

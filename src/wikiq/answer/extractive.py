@@ -18,7 +18,7 @@ import numpy as np
 from wikiq.answer.context import clean_page_text, question_weights
 from wikiq.answer.placeholder import PLACEHOLDER
 from wikiq.vault.catalog import Catalog
-from wikiq.vault.markdown import mask_code
+from wikiq.vault.markdown import CALLOUT, mask_code, without_block_ids
 from wikiq.vault.terms import match_terms
 
 MAX_QUOTES = 3
@@ -120,10 +120,11 @@ def passages(body: str) -> list[str]:
             continue
         if re.match(r"^(?:[-*+]|\d+[.)])\s+", line):
             flush()
-            block.append(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", raw).strip())
+            block.append(without_block_ids(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", raw).strip()))
             flush()
             continue
-        block.append(raw.strip().lstrip(">").strip())
+        quoted = raw.strip().lstrip(">").strip()
+        block.append(CALLOUT.sub("", without_block_ids(quoted)))  # "[!tip] Title" is markup
     flush()
     return out
 

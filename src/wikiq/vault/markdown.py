@@ -29,6 +29,15 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 # contain brackets, "|" or "#"; "#^id" is a block reference.
 _WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*\r?$", re.MULTILINE)
+# Obsidian's block ids ("… text ^callout-tip") end a line and name it for [[page#^id]] links:
+# not text. A callout opens a quote with its type: "> [!tip] Title", "> [!warning]- Title".
+BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
+CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][+-]?[ \t]*")
+
+
+def without_block_ids(text: str) -> str:
+    """The text without Obsidian's `^block-id` line ends."""
+    return BLOCK_ID.sub("", text) if "^" in text else text
 
 
 @dataclass(frozen=True)

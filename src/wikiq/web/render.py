@@ -18,6 +18,8 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from wikiq.vault.markdown import without_block_ids
+
 Resolve = Callable[[str], str | None]  # link target -> page path, or None when dead
 
 _SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.IGNORECASE)
@@ -36,10 +38,13 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     if not silent:
         inner = src[start:end]
         target, _, label = inner.partition("|")
+        page, _, heading = target.partition("#")
         token = state.push("wikilink", "", 0)
         token.meta = {
-            "target": target.split("#", 1)[0].strip(),
-            "label": (label or target).strip(),
+            "target": page.strip(),
+            "heading": heading.strip().lstrip("^"),
+            # "[[#Supported types]]" reads as "Supported types", as Obsidian shows it
+            "label": (label or (target if page.strip() else heading)).strip(),
             "embed": embed,
         }
     state.pos = end + 2
@@ -63,18 +68,41 @@ class SafeMarkdown:
         self._md = md
 
     def render(self, text: str) -> str:
-        return self._md.render(text)
+        """HTML as Obsidian draws it: callouts as boxes, block ids hidden."""
+        return _callouts(self._md.render(without_block_ids(text)))
 
     def _wikilink(self, token: Token) -> str:
         meta = token.meta
         label = escapeHtml(meta["label"])
-        path = self._resolve(meta["target"]) if meta["target"] else None
+        if not meta["target"]:  # "[[#Heading]]": a section of the page being read
+            return f'<span class="wikilink section" title="a section of this page">{label}</span>'
+        path = self._resolve(meta["target"])
         if path is None:
             return f'<span class="wikilink dead" title="not a page in this vault">{label}</span>'
         return (
             f'<a class="wikilink" href="#page={escapeHtml(_fragment(path))}" '
             f'data-page="{escapeHtml(path)}">{label}</a>'
         )
+
+
+# A callout is a quote whose first line is "[!type] Title" (markdown-it has escaped the text).
+_CALLOUT_HTML = re.compile(r"<blockquote>\s*<p>\[!([A-Za-z][\w-]*)\][+-]?[ \t]*([^\n<]*)")
+
+
+def _callouts(html: str) -> str:
+    """Obsidian callouts (`> [!tip] Title`) as titled boxes instead of quotes."""
+    if "[!" not in html:
+        return html
+
+    def box(m: re.Match[str]) -> str:
+        kind = m.group(1).lower()
+        title = m.group(2).strip() or escapeHtml(kind.capitalize())
+        return (
+            f'<blockquote class="callout" data-callout="{escapeHtml(kind)}">'
+            f'<p class="callout-title">{title}</p><p>'
+        )
+
+    return _CALLOUT_HTML.sub(box, html)
 
 
 def _fragment(path: str) -> str:

@@ -248,6 +248,8 @@
       const how = searched ? turn.words.searchedWith : "";
       setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${turn.words.cited(n)} · ${seconds} s`) + how);
       turn.el.classList.add("done");
+      // The finished answer may have grown past the fold: bring its end into view.
+      if (state.turns[state.turns.length - 1] === turn) turn.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
       if (data.graph) turn.graph = data.graph;
       if (state.active === turn && turn.graph) graph.show(turn.graph);
     } else if (event === "error") {
