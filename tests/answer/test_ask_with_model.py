@@ -321,8 +321,11 @@ def test_a_server_that_reports_no_usage_gets_an_estimate_marked_as_such(
 def test_a_follow_up_that_names_nothing_is_retrieved_with_the_question_before_it(
     wiki: Wiki, model: ChatModel, fake_llm: FakeLLM
 ) -> None:
+    # Keywords for the follow-up alone, then the model's standalone question, then the answer.
     fake_llm.script(
-        '{"keywords": []}', "He died in 2012 [[__WIKI_FOLDER__/entities/neil-armstrong]]."
+        '{"keywords": []}',
+        "Tell me more about Neil Armstrong.",
+        "He died in 2012 [[__WIKI_FOLDER__/entities/neil-armstrong]].",
     )
     earlier = Turn(
         "Tell me about Neil Armstrong", "An astronaut [[__WIKI_FOLDER__/entities/neil-armstrong]]."
@@ -331,6 +334,23 @@ def test_a_follow_up_that_names_nothing_is_retrieved_with_the_question_before_it
     answer = wiki.ask("Tell me more about that.", model=model, history=[earlier])
 
     assert not answer.pure_llm and answer.retrieval.query == "Tell me more about that."
+    assert "entities/neil-armstrong" in answer.loaded
+    assert "Searched as “Tell me more about Neil Armstrong.” (the follow-up made a question that stands alone)." in answer.notes
+    rewrite = fake_llm.chat_requests[1].json["messages"]
+    assert "Tell me about Neil Armstrong" in rewrite[1]["content"] and "An astronaut" not in rewrite[1]["content"]
+
+
+def test_a_follow_up_whose_rewrite_fails_is_searched_with_the_question_before_it(
+    wiki: Wiki, model: ChatModel, fake_llm: FakeLLM
+) -> None:
+    # The model answers the rewrite with an answer, not a question: wikiq joins the questions.
+    fake_llm.script(
+        '{"keywords": []}',
+        "Armstrong was an astronaut [[__WIKI_FOLDER__/entities/neil-armstrong]].",
+        "He died in 2012 [[__WIKI_FOLDER__/entities/neil-armstrong]].",
+    )
+    earlier = Turn("Tell me about Neil Armstrong", "An astronaut.")
+    answer = wiki.ask("Tell me more about that.", model=model, history=[earlier])
     assert "entities/neil-armstrong" in answer.loaded
     assert "Searched together with the earlier question(s): “Tell me about Neil Armstrong Tell me more about that.”." in answer.notes
 

@@ -48,6 +48,9 @@ def citing_responder(delay: float = 0.0) -> Callable[[dict[str, Any]], Reply]:
     """A model that cites the first two pages it was given, or admits it has none."""
 
     def respond(body: dict[str, Any]) -> Reply:
+        if "You rewrite a follow-up question" in body["messages"][0]["content"]:
+            data = json.loads(body["messages"][-1]["content"])  # a follow-up, made standalone
+            return Reply.text(f"{data['follow_up']} (about: {data['earlier_questions'][-1]})")
         loaded = list(dict.fromkeys(_LOADED.findall(last_question(body))))
         if not loaded:
             text = "Sourdough pizza needs a long, cold fermentation; your vault says nothing on it."

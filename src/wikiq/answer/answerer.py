@@ -28,7 +28,7 @@ from wikiq.answer.context import (
 )
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
 from wikiq.answer.extractive import Idf, extractive_text, idf_from_catalog, labels
-from wikiq.answer.follow_up import search_text
+from wikiq.answer.follow_up import search_text, standalone
 from wikiq.answer.hint import build_hint
 from wikiq.answer.placeholder import to_display
 from wikiq.answer.prompts import build_messages, system_prompt, user_message
@@ -121,10 +121,16 @@ class Answerer:
         # A follow-up that names nothing ("when was he born?") is searched with the questions
         # it follows (follow_up.py); one that names its own subject is searched alone.
         names_a_page = wide.arm == ARM_LEX or bool(wide.coverage.get("features", {}).get("name"))
-        joined = search_text(question, [t.question for t in history], names_a_page=names_a_page)
+        earlier = [t.question for t in history]
+        joined = search_text(question, earlier, names_a_page=names_a_page)
         if joined is not None:
-            wide = replace(find(joined, k + HINT_CANDIDATES), query=question)
-            notes.append(f"Searched together with the earlier question(s): “{joined}”.")
+            rewritten = standalone(model, earlier, question) if model is not None else None
+            wide = replace(find(rewritten or joined, k + HINT_CANDIDATES), query=question)
+            notes.append(
+                f"Searched as “{rewritten}” (the follow-up made a question that stands alone)."
+                if rewritten
+                else f"Searched together with the earlier question(s): “{joined}”."
+            )
         retrieval = replace(wide, results=wide.results[:k])
         if retrieval.pure_llm and retrieval.results:
             notes.append(_closest_note(retrieval))

@@ -242,7 +242,7 @@
       // A follow-up searched with the question before it says so (the searched text is the
       // badge's tooltip); a not-covered answer names the closest pages the same way.
       const notes = Array.isArray(answer.notes) ? answer.notes : [];
-      const searched = notes.find((note) => note.startsWith("Searched together"));
+      const searched = notes.find((note) => note.startsWith("Searched together") || note.startsWith("Searched as"));
       const closest = notes.find((note) => note.startsWith("Closest in your vault"));
       if (searched || closest) badge.title = [searched, closest].filter(Boolean).join("\n");
       const how = searched ? turn.words.searchedWith : "";
