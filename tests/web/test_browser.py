@@ -224,6 +224,26 @@ def test_the_page_works_at_phone_width(browser: Any, live: LiveServer, shots: Pa
     assert page.errors == []
 
 
+def test_at_phone_width_the_placeholder_fits_and_the_newest_answer_is_in_view(
+    browser: Any, live: LiveServer, shots: Path
+) -> None:
+    page = page_for(browser, live.url, width=390, height=844)
+    # The placeholder wraps to two lines inside the box instead of being cut off.
+    fits = page.evaluate(
+        """() => { const t = document.querySelector('#question');
+                   const line = parseFloat(getComputedStyle(t).lineHeight) || 24;
+                   return t.clientHeight >= 1.9 * line * 0.9; }"""
+    )
+    assert fits
+    for q in ("How does a gravity assist work?", "What is a Hohmann transfer orbit?", "Who was Yuri Gagarin?"):
+        turn = ask(page, q)
+    page.wait_for_timeout(800)  # the smooth scroll
+    box = turn.locator(".status").bounding_box()
+    assert box is not None and 0 <= box["y"] <= 844, box
+    page.screenshot(path=str(shots / "phone-third-answer.png"))
+    assert page.errors == []
+
+
 def test_script_in_a_page_or_an_answer_never_runs(
     browser: Any, model_env: FakeLLM, make_vault: VaultFactory, shots: Path
 ) -> None:
