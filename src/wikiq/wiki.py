@@ -32,6 +32,7 @@ _MAX_SIDE_FILE_BYTES = 64_000
 # ob-wiki's 8,000 pages (docs/BENCHMARKS.md), done by a background thread in `serve` and `mcp`
 # and before a question (at most this often) otherwise.
 REFRESH_INTERVAL = 1.0
+WATCH_SHARE = 10  # the watcher waits this many times as long as its last check took
 log = logging.getLogger("wikiq")
 
 
@@ -212,11 +213,15 @@ class Wiki:
         stop = threading.Event()
 
         def loop() -> None:
-            while not stop.wait(interval):
+            wait = interval
+            while not stop.wait(wait):
+                started = time.monotonic()
                 try:
                     self.refresh(min_interval=0)
                 except Exception:  # a vault mid-sync must not kill the watcher: try again
                     log.warning("wikiq: could not refresh the vault", exc_info=True)
+                # At most a tenth of one core: a big vault is checked less often.
+                wait = max(interval, WATCH_SHARE * (time.monotonic() - started))
 
         self._watching = True
         threading.Thread(target=loop, name="wikiq-watch", daemon=True).start()
