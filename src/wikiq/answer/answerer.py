@@ -295,8 +295,8 @@ class Answerer:
             banner = BANNERS_NO_MODEL.get(run.language, BANNERS_NO_MODEL["en"])
             shown.append(banner)
             yield AnswerToken(banner)
-            llm_wiki = self.catalog.location.layout == "llm-wiki"
-            raw = words["uncovered_llm_wiki" if llm_wiki else "uncovered"] + "\n"
+            plugin = words["plugin"] if self.catalog.location.layout == "llm-wiki" else ""
+            raw = words["uncovered"].format(plugin=plugin) + "\n"
             quoted: list[int] = []
         else:
             if run.retrieval.covered == "uncertain":

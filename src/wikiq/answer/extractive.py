@@ -45,26 +45,19 @@ LABELS = {
             "closest:*"
         ),
         # Words that fit every vault and every interface: the plugin only for LLM-Wiki vaults
-        # ("uncovered_llm_wiki"), and no command-line flag (the web page and MCP have none).
+        # ({plugin}), and no command-line flag (the web page and MCP have none).
         "uncovered": (
-            "Your vault has no page about this. Add notes on it, or configure a model for an "
-            "answer from general knowledge."
+            "Your vault has no page about this. Add notes on it{plugin}, or configure a model "
+            "for an answer from general knowledge."
         ),
-        "uncovered_llm_wiki": (
-            "Your vault has no page about this. Add notes on it (for example, ingest a source "
-            "with the LLM Wiki plugin), or configure a model for an answer from general "
-            "knowledge."
-        ),
+        "plugin": " (for example, ingest a source with the LLM Wiki plugin)",
     },
     "zh": {
         "extracted": "*摘自你的知识库，并非生成的回答：未配置模型，以下是与问题最相关的原文段落。*",
         "from": "摘自 {link}：",
         "nothing": "*摘自你的知识库，并非生成的回答：未配置模型，且最接近的页面中没有提到问题关键词的段落。最接近的页面如下：*",
-        "uncovered": "你的知识库中没有关于这个问题的页面。可以添加相关笔记，或配置一个模型以获得基于通用知识的回答。",
-        "uncovered_llm_wiki": (
-            "你的知识库中没有关于这个问题的页面。可以添加相关笔记（例如用 LLM Wiki 插件导入资料），"
-            "或配置一个模型以获得基于通用知识的回答。"
-        ),
+        "uncovered": "你的知识库中没有关于这个问题的页面。可以添加相关笔记{plugin}，或配置一个模型以获得基于通用知识的回答。",
+        "plugin": "（例如用 LLM Wiki 插件导入资料）",
     },
 }
 

@@ -14,6 +14,7 @@ from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.health import VaultHealth, vault_health
+from wikiq.vault.page import ParsedPage
 
 _LIST_LIMIT = 10
 
@@ -226,7 +227,8 @@ def show(
     i = catalog.find(path)
     if i is None:
         raise PageNotFound(f"No page '{path}' in this vault (try `wikiq pages` to list them).")
-    info = page_info(catalog, i)
+    parsed = catalog.read_page(i)  # read once: frontmatter for the facts, body for the text
+    info = page_info(catalog, i, parsed)
     if json:
         print_json(info)
         return
@@ -234,7 +236,7 @@ def show(
     where = escape(f"({info['path']}, {info['type'] or 'no type'})")
     out.print(f"[bold]{escape(info['title'])}[/bold]  {where}")
     if not meta:
-        body = catalog.read_page(i).body.strip("\n")
+        body = parsed.body.strip("\n")
         out.print(body + "\n" if body else "(no text)", markup=False, highlight=False)
     out.print(f"file: {info['file']}", markup=False)
     if info["aliases"]:
@@ -257,7 +259,8 @@ def show(
         out.print(f"  ← {source}", markup=False)
 
 
-def page_info(catalog: Catalog, i: int) -> dict[str, Any]:
+def page_info(catalog: Catalog, i: int, parsed: ParsedPage | None = None) -> dict[str, Any]:
+    """`show`'s facts about page `i`; `parsed` is the page already read, if it is."""
     page = catalog.pages[i]
     return {
         "path": page.path,
@@ -270,7 +273,7 @@ def page_info(catalog: Catalog, i: int) -> dict[str, Any]:
         "reviewed": page.reviewed,
         "in_index": page.in_index,
         "problem": page.problem,
-        "frontmatter": catalog.read_page(i).frontmatter,
+        "frontmatter": (parsed or catalog.read_page(i)).frontmatter,
         "links_out": [catalog.pages[j].path for j in catalog.out_links[i]],
         "dead_links": [d.target for d in catalog.dead_links if d.page == page.path],
         "links_in": [catalog.pages[j].path for j in catalog.in_links(i)],

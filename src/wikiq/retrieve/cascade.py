@@ -28,9 +28,9 @@ from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
 from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
 from wikiq.retrieve.rank_fusion import (
     Channel,
-    FusedPage,
     add_channel,
     reciprocal_rank_fusion,
+    reserve_slot,
 )
 from wikiq.retrieve.result import (
     ARM_BODY,
@@ -307,10 +307,10 @@ class Retriever:
             Channel(f"part{i}", hits.pages.tolist(), s.rrf_parts)
             for i, hits in enumerate(self._part_hits(ev))
         ]
-        text = s.mode != "lexical"  # the ablations: names only, or text only
+        text = ev.text.pages.tolist() if s.mode != "lexical" else []  # ablation: names only
         channels = [
             *(parts if text else []),
-            Channel("text", ev.text.pages.tolist() if text else [], s.rrf_text),
+            Channel("text", text, s.rrf_text),
             Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
             Channel("names", names if s.mode != "body" else [], s.rrf_names),
             # Only pages closer to the question than the vault's average page.
@@ -319,7 +319,7 @@ class Retriever:
         ]
         # The backbone's best page cannot be buried: the text's, or Stage 0's when no word
         # of the question is in the vault.
-        backbone = "text" if channels[len(parts)].pages else "sem"
+        backbone = "text" if text else "sem"
         fused = reciprocal_rank_fusion(
             channels,
             k=s.rrf_k,
@@ -344,7 +344,7 @@ class Retriever:
             fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
             named = any("names" in f.ranks for f in starts)
             if s.graph_slot and near and (named or not s.graph_slot_named_only):
-                fused = _reserve_slot(fused, near[0], s.graph_slot)
+                fused = reserve_slot(fused, near[0], s.graph_slot)
         fused = fused[:k]
         top_score = fused[0].score
         sem = dict(ev.sem)
@@ -618,20 +618,6 @@ def _standout(sem: list[tuple[int, float]]) -> float:
     if len(sem) < 2:
         return 0.0
     return sem[0][1] - _rival_mean(sem)
-
-
-def _reserve_slot(fused: list[FusedPage], page: int, slot: int) -> list[FusedPage]:
-    """`page` moved up to position `slot` (from 1) when it ranks below it: the graph's best
-    neighbour of the entry pages gets one place in the answer (llm_wiki reserves 15-30% of its
-    window for graph neighbours), never above the text's best pages."""
-    at = next((i for i, f in enumerate(fused) if f.page == page), None)
-    if at is not None and at < slot:
-        return fused
-    moved = fused.pop(at) if at is not None else FusedPage(page, 0.0, {"graph": 1})
-    i = min(slot - 1, len(fused))
-    score = fused[i].score if i < len(fused) else moved.score  # the place it takes
-    fused.insert(i, FusedPage(page, score, moved.ranks))
-    return fused
 
 
 def _nothing_found(coverage: Coverage) -> Coverage:

@@ -77,3 +77,17 @@ def add_channel(fused: list[FusedPage], channel: Channel, *, k: int = 60) -> lis
         elif channel.name not in old.ranks:
             by_page[page] = FusedPage(page, old.score + gain, {**old.ranks, channel.name: rank})
     return sorted(by_page.values(), key=lambda f: (-f.score, f.page))
+
+
+def reserve_slot(fused: list[FusedPage], page: int, slot: int) -> list[FusedPage]:
+    """`page` moved up to position `slot` (from 1) when it ranks below it: the graph's best
+    neighbour of the entry pages gets one place in the answer (llm_wiki reserves 15-30% of its
+    window for graph neighbours), never above the text's best pages."""
+    at = next((i for i, f in enumerate(fused) if f.page == page), None)
+    if at is not None and at < slot:
+        return fused
+    moved = fused.pop(at) if at is not None else FusedPage(page, 0.0, {"graph": 1})
+    i = min(slot - 1, len(fused))
+    score = fused[i].score if i < len(fused) else moved.score  # the place it takes
+    fused.insert(i, FusedPage(page, score, moved.ranks))
+    return fused

@@ -31,11 +31,6 @@ LINK_OUT = "a symbolic link to a file outside the wiki folder: not read"
 UNDECODABLE = "its file name is not valid UTF-8: rename it to read it"
 
 
-def scan_pages(location: VaultLocation) -> dict[str, FileStat]:
-    """Every page file, relative to the wiki root with "/" separators, sorted by path."""
-    return scan_vault(location).files
-
-
 def scan_vault(location: VaultLocation) -> VaultScan:
     """Every page file, plus what was skipped. A page is only ever a file whose real path is
     inside the wiki folder: a symlink pointing out of it (`passwd.md -> /etc/passwd`) is never
