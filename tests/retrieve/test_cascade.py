@@ -137,8 +137,13 @@ def test_model_keywords_find_seeds_when_the_question_shares_no_words(space: Cata
 
 
 def test_failed_keyword_extraction_degrades_to_the_next_stage(space: Catalog) -> None:
-    r = Retriever(space, keywords=Keywords([])).retrieve("怎样借行星的力量加速？")
+    # Without the glossary nothing else can read the question: not covered.
+    alone = Retriever(space, keywords=Keywords([])).with_settings(rrf_translated=0.0)
+    r = alone.retrieve("怎样借行星的力量加速？")
     assert r.arm == ARM_PURE_LLM and r.pure_llm
+    # With it, "行星" (planet) and "加速" (speed up) are the page's own words.
+    r = Retriever(space, keywords=Keywords([])).retrieve("怎样借行星的力量加速？")
+    assert r.results[0].path == "concepts/gravity-assist" and r.covered == "uncertain"
 
 
 def test_keyword_scan_is_exhaustive_the_page_at_position_1410_is_reachable(make_catalog: CatalogFactory) -> None:

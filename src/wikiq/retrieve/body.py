@@ -53,6 +53,8 @@ class BodyIndex:
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
+        self.k1 = k1
+        self.norm = norm.astype(np.float32)  # per page: recovers term counts (search_groups)
         rows = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
         tf = counts.data
         weights = tf * (k1 + 1.0) / (tf + norm[rows]) * self.idf[counts.indices]
@@ -122,3 +124,40 @@ class BodyIndex:
         coverage = matched[hit] / max(total_weight, 1e-9)
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores[hit], np.minimum(coverage, 1.0), known)
+
+    def search_groups(
+        self, groups: Sequence[Sequence[str]], *, limit: int = 100
+    ) -> BodyHits:
+        """BM25 where each group of terms counts as one word (a word's translations): the
+        group's count in a page is the sum of its terms' counts, and its IDF comes from the
+        pages holding any of them (Pirkola's structured query), so a word with many senses
+        weighs no more than a word with one, and a rare stray sense cannot outweigh the
+        common one."""
+        kept = [ids for g in groups if (ids := [self.term_ids[t] for t in g if t in self.term_ids])]
+        if not kept or self.n_docs == 0:
+            return BodyHits.empty()
+        w = self.weights
+        k1 = self.k1
+        scores = np.zeros(self.n_docs)
+        matched = np.zeros(self.n_docs)
+        total = self.unseen_idf * (len(groups) - len(kept))
+        for ids in kept:
+            tf = np.zeros(self.n_docs)
+            for j in ids:
+                a, b = w.indptr[j], w.indptr[j + 1]
+                rows, wt = w.indices[a:b], w.data[a:b].astype(np.float64)
+                # Invert the stored weight: w = tf (k1 + 1) / (tf + norm) · idf.
+                tf[rows] += wt * self.norm[rows] / np.maximum((k1 + 1.0) * self.idf[j] - wt, 1e-9)
+            has = tf > 0
+            df = int(np.count_nonzero(has))
+            idf = math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+            scores += np.where(has, tf * (k1 + 1.0) / (tf + self.norm) * idf, 0.0)
+            matched += idf * has
+            total += idf
+        hit = np.nonzero(scores > 0)[0]
+        if len(hit) > limit:
+            hit = hit[np.argpartition(-scores[hit], limit)[:limit]]
+        hit = hit[np.lexsort((hit, -scores[hit]))]
+        coverage = np.minimum(matched[hit] / max(total, 1e-9), 1.0)
+        known = tuple(dict.fromkeys(t for g in groups for t in g if t in self.term_ids))
+        return BodyHits(hit.astype(np.int64), scores[hit], coverage, known)

