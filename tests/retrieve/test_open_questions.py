@@ -19,6 +19,7 @@ from wikiq.retrieve.coverage import (
 from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
+from wikiq.text.name_words import chinese_names, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.vault.catalog import Catalog
 
@@ -184,3 +185,40 @@ def test_model_keywords_join_the_ranking_when_the_text_found_something_but_is_un
     named = [p for p in r.results if p.path == "entities/james-cameron"]
     assert named and "rank_keywords" in named[0].signals
     assert r.results[0].path != "entities/james-cameron"  # the text's best page stays first
+
+
+# --- a name the vault never mentions -----------------------------------------------------------
+
+NOTES_APP = {
+    "plugins/templates": page("Templates", "Insert a template into a note; dates take a format string."),
+    "plugins/export": page("Export to PDF", "Export a note as a PDF file from the file menu."),
+    "sync/plans": page("Sync plans", "Sync Plus stores 100 GB; the largest file is 200 MB."),
+    "zh/history": page("唐朝", "唐朝是中国历史上的一个朝代，唐太宗在位时国力强盛。"),
+}
+
+
+def test_words_written_as_names_are_acronyms_inner_capitals_and_capitals_mid_sentence() -> None:
+    assert name_words("How do you fuse BM25 scores with DeepSpeed?") == ["BM25", "DeepSpeed"]
+    assert name_words("Can I hook Zotero up to it? Also, can I?") == ["Zotero"]  # "Also", "I": no
+    assert name_words("Obsidian 能不能识别图片里的文字（OCR）") == ["OCR"]  # a first word may just start it
+
+
+def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(NOTES_APP))
+    asked = r.retrieve("Can I export a note with Zotero citations as a PDF?")
+    assert asked.covered == "no" and asked.pure_llm
+    assert "'Zotero'" in asked.coverage["reason"]
+    assert asked.results and asked.results[0].path == "plugins/export"  # still the closest pages
+    # The same question without the unknown name is covered: the rule is what decided.
+    assert r.retrieve("Can I export a note as a PDF?").covered == "yes"
+
+
+def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something_is_no_name(
+    make_catalog: CatalogFactory,
+) -> None:
+    r = Retriever(make_catalog(NOTES_APP))
+    asked = r.retrieve("唐朝的李世民是怎么当上皇帝的？")
+    assert asked.covered == "no" and "李世民" in asked.coverage["reason"]
+    # jieba tags "库里" ("in the vault") as the name Curry: not a name here.
+    assert chinese_names("怎么把网页存进库里", lambda w: False) == []
+    assert chinese_names("李世民是谁", lambda w: False) == ["李世民"]

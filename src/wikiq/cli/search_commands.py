@@ -173,7 +173,10 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     c = r.coverage
     if not c:
         return
-    features = "  ".join(f"{k} {v:.2f}" for k, v in c.get("features", {}).items())
+    features = "  ".join(
+        f"{k} {v:.2f}" if isinstance(v, float | int) else f"{k} {', '.join(map(str, v)) or '–'}"
+        for k, v in c.get("features", {}).items()
+    )
     cuts = c.get("thresholds", {})
     out.print(
         f"covered: {c.get('covered')}  probability {c.get('probability', 0.0):.3f}  "

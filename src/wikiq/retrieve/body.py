@@ -125,9 +125,7 @@ class BodyIndex:
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores[hit], np.minimum(coverage, 1.0), known)
 
-    def search_groups(
-        self, groups: Sequence[Sequence[str]], *, limit: int = 100
-    ) -> BodyHits:
+    def search_groups(self, groups: Sequence[Sequence[str]], *, limit: int = 100) -> BodyHits:
         """BM25 where each group of terms counts as one word (a word's translations): the
         group's count in a page is the sum of its terms' counts, and its IDF comes from the
         pages holding any of them (Pirkola's structured query), so a word with many senses

@@ -47,6 +47,7 @@ from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSetting
 from wikiq.retrieve.translation import translated_groups
 from wikiq.text.glossary import chinese_english
 from wikiq.text.language import detect_language
+from wikiq.text.name_words import chinese_names, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
@@ -258,6 +259,19 @@ class Retriever:
             name=self._informative_name(ev),
             sem_standout=max(0.0, _standout(ev.sem)),
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
+            unknown_names=self._unknown_names(ev.question),
+        )
+
+    def _unknown_names(self, question: str) -> tuple[str, ...]:
+        """The words the question writes as names of which some part is on no page."""
+        if not self.settings.unknown_name_rule:
+            return ()
+        known = self.indexes.text.term_ids
+        chinese = chinese_names(question, lambda w: all(t in known for t in match_terms(w)))
+        return tuple(
+            word
+            for word in [*name_words(question), *chinese]
+            if any(t not in known for t in match_terms(word))
         )
 
     def _informative_name(self, ev: _Evidence) -> float:

@@ -30,9 +30,15 @@ class CoverageFeatures:
     # Two rules, not weights (the fit has no embedding index to learn Stage 0 from):
     sem_standout: float  # Stage 0: the best page's lead over its rivals (0 without an index)
     foreign: float  # share of the vault NOT written in the question's language
+    # A word the question writes as a name ("DeepSpeed", "ICDs") that no page mentions.
+    unknown_names: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, float]:
-        return {k: round(v, 4) for k, v in asdict(self).items()}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            k: round(v, 4) for k, v in asdict(self).items() if isinstance(v, float)
+        }
+        out["unknown_names"] = list(self.unknown_names)
+        return out
 
     def model_inputs(self) -> dict[str, float]:
         """The features the fitted model weighs (`foreign` is a rule, not a weight)."""
@@ -91,6 +97,10 @@ def coverage_probability(features: CoverageFeatures) -> float:
 def decide_coverage(features: CoverageFeatures) -> Coverage:
     """Covered / uncertain / not covered, with the sentence `--explain` and answers show."""
     p = coverage_probability(features)
+    if features.unknown_names and features.foreign < FOREIGN:
+        # The question is about something the vault never names; in another language the
+        # vault may name it differently ("Tibetan" in a vault that writes 藏族).
+        return Coverage("no", p, features, _unknown_name_reason(features.unknown_names))
     if p >= COVERED:
         label: Covered = "yes"
     elif p >= NOT_COVERED:
@@ -109,6 +119,11 @@ _FOREIGN_REASON = (
     "the question is in a language most pages are not written in, so their words cannot "
     "show whether the vault covers it"
 )
+
+
+def _unknown_name_reason(names: tuple[str, ...]) -> str:
+    quoted = ", ".join(f"'{n}'" for n in names[:3])
+    return f"no page mentions {quoted}, which the question asks about"
 
 
 def _reason(label: Covered, f: CoverageFeatures) -> str:

@@ -146,6 +146,8 @@ class RetrieverSettings:
     # (natural 0.862): there the neighbour is rarely what was asked.
     graph_slot: int = 5
     graph_slot_named_only: bool = True
+    # A question naming something no page mentions is not covered (retrieve/coverage.py).
+    unknown_name_rule: bool = True
     # A one-word title or alias on more than this share of pages is a common word, not a name.
     common_name_share: float = 0.2
     # Fusion.

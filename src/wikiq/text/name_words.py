@@ -1,0 +1,63 @@
+"""Words a question writes as names: acronyms and capitalised words, and Chinese proper nouns.
+
+"How does DeepSpeed ZeRO partition…", "does the center implant ICDs?", "Obsidian 能不能 OCR",
+"玄武门之变那天李世民…": a name, in a question that is otherwise about the vault's domain, is what
+the question is about. When the vault never mentions it, the vault does not cover the
+question, however many of the other words it shares (retrieve/coverage.py).
+
+Chinese has no capitals: its names are the words jieba's dictionary tags as person, place,
+organisation or other proper nouns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from wikiq.text.scripts import HAN, LATIN_EXTRA
+
+_WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
+# A capital after these (or at the very start) may only begin a sentence.
+_SENTENCE_START = re.compile(r"(^|[.!?:;¿¡。！？：；\"“”'‘’(（\[\n])\s*$")
+_HAN_RUN = re.compile(f"[{HAN}]+")
+# jieba's part-of-speech tags for proper nouns: person (nr, nrfg, nrt), place, organisation,
+# other proper noun.
+_PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
+# "库里" (in the vault) is tagged as the name Curry: one character, or a word the vault knows,
+# with 里/上/中… after it is a place *in* something, not a name.
+_LOCATIVE = frozenset("里上中内外下")
+
+
+def name_words(question: str) -> list[str]:
+    """The words of `question` written as names, in order: an acronym ("ICDs", "BM25"), a word
+    with a capital inside ("DeepSpeed", "IVFFlat"), or a capitalised word that does not begin
+    a sentence ("Zotero" in "can I hook Zotero up"). "I" is not a name."""
+    out: list[str] = []
+    for m in _WORD.finditer(question):
+        word = m.group(0)
+        if word == "I" or not any(c.isupper() for c in word):
+            continue
+        inner = any(c.isupper() for c in word[1:])
+        if not inner and _SENTENCE_START.search(question[: m.start()]):
+            continue
+        if word not in out:
+            out.append(word)
+    return out
+
+
+def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
+    """The proper nouns jieba finds in the Chinese runs of `question` (two characters or
+    more), except one character or a word `known` to the vault followed by a locative."""
+    if not _HAN_RUN.search(question):
+        return []
+    import rjieba  # loaded by the tokenizer already whenever a question has Chinese in it
+
+    out: list[str] = []
+    for word, tag in rjieba.tag(question):
+        if tag not in _PROPER_TAGS or len(word) < 2 or not _HAN_RUN.fullmatch(word):
+            continue
+        if word[-1] in _LOCATIVE and (len(word) == 2 or known(word[:-1])):
+            continue
+        if word not in out:
+            out.append(word)
+    return out
