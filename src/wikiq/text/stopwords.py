@@ -29,6 +29,8 @@ ENGLISH = frozenset_of_words(
     why will with within without would yet you your yours yourself yourselves
     may might many ll re ve don doesn didn isn aren wasn weren haven hasn hadn won wouldn
     shouldn couldn etc vs eg ie
+    whats hows whys wheres whos thats theres heres im ive youre dont doesnt didnt isnt arent
+    wasnt werent havent hasnt hadnt couldnt wouldnt shouldnt
     """
 )
 
