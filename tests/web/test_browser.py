@@ -224,22 +224,47 @@ def test_the_page_works_at_phone_width(browser: Any, live: LiveServer, shots: Pa
     assert page.errors == []
 
 
-def test_at_phone_width_the_placeholder_fits_and_the_newest_answer_is_in_view(
+def test_at_phone_width_the_whole_placeholder_fits_in_the_ask_box(
     browser: Any, live: LiveServer, shots: Path
 ) -> None:
     page = page_for(browser, live.url, width=390, height=844)
-    # The placeholder wraps to two lines inside the box instead of being cut off.
+    # The whole placeholder is readable: laid out at the box's own width and font (as the
+    # browser wraps it), it is no taller than the box's inside, and never wider.
     fits = page.evaluate(
         """() => { const t = document.querySelector('#question');
-                   const line = parseFloat(getComputedStyle(t).lineHeight) || 24;
-                   return t.clientHeight >= 1.9 * line * 0.9; }"""
+                   const cs = getComputedStyle(t), ph = getComputedStyle(t, '::placeholder');
+                   const m = document.createElement('div');
+                   const inner = t.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+                   Object.assign(m.style, {position: 'absolute', visibility: 'hidden', width: inner + 'px',
+                     font: cs.font, fontSize: ph.fontSize, lineHeight: cs.lineHeight,
+                     whiteSpace: ph.whiteSpace, overflowWrap: 'break-word'});
+                   m.textContent = t.placeholder; document.body.appendChild(m);
+                   const need = m.scrollHeight, wide = m.scrollWidth; m.remove();
+                   const room = t.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+                   return {need, room, wide, inner}; }"""
     )
-    assert fits
+    assert fits["need"] <= fits["room"] + 1 and fits["wide"] <= fits["inner"] + 1, fits
+    page.screenshot(path=str(shots / "phone-placeholder.png"))
+    assert page.errors == []
+
+
+def test_at_phone_width_a_long_third_answer_starts_in_view_above_the_ask_box(
+    browser: Any, live: LiveServer, model_env: FakeLLM, shots: Path
+) -> None:
+    # Long answers, so the third one grows well past the bottom of the screen.
+    long = "".join(f"Step {i}: the craft borrows momentum from the planet it passes.\n\n" for i in range(40))
+    model_env.responder = lambda body: Reply.text(chunks=[long[i : i + 60] for i in range(0, len(long), 60)])
+    page = page_for(browser, live.url, width=390, height=844)
     for q in ("How does a gravity assist work?", "What is a Hohmann transfer orbit?", "Who was Yuri Gagarin?"):
         turn = ask(page, q)
     page.wait_for_timeout(800)  # the smooth scroll
-    box = turn.locator(".status").bounding_box()
-    assert box is not None and 0 <= box["y"] <= 844, box
+    # Its start (the question and the status line) is on screen, not hidden behind the sticky
+    # ask box at the bottom.
+    form = page.locator(".ask-form").bounding_box()
+    for part in (turn.locator(".question-bubble"), turn.locator(".status")):
+        box = part.bounding_box()
+        assert box is not None and form is not None
+        assert 0 <= box["y"] and box["y"] + box["height"] <= form["y"], (box, form)
     page.screenshot(path=str(shots / "phone-third-answer.png"))
     assert page.errors == []
 
