@@ -264,7 +264,7 @@ def test_at_phone_width_a_long_third_answer_starts_in_view_above_the_ask_box(
     for part in (turn.locator(".question-bubble"), turn.locator(".status")):
         box = part.bounding_box()
         assert box is not None and form is not None
-        assert 0 <= box["y"] and box["y"] + box["height"] <= form["y"], (box, form)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= form["y"], (box, form)
     page.screenshot(path=str(shots / "phone-third-answer.png"))
     assert page.errors == []
 
