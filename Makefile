@@ -32,6 +32,7 @@ $(E2E): $(STAMP)
 	@touch $(E2E)
 
 ask: $(STAMP)  ## answer a question from the bundled demo vault (Q="..." to change it)
+	@$(BIN)/wikiq index --embed --vault examples/demo-vault >/dev/null  # Stage 0: seconds, then reused
 	@$(BIN)/wikiq ask --vault examples/demo-vault "$(Q)"
 
 lint: $(STAMP)  ## ruff + mypy

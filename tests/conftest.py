@@ -25,6 +25,8 @@ def _isolated_cache(
     monkeypatch.setenv("WIKIQ_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     # Never pick up a model running on the developer's machine, nor log their test questions.
     monkeypatch.setenv("WIKIQ_DETECT_OLLAMA", "0")
+    # Servers started by tests do not build embedding indexes unless the test asks for it.
+    monkeypatch.setenv("WIKIQ_AUTO_INDEX", "0")
     for var in (
         "WIKIQ_VAULT",
         "WIKIQ_WIKI_FOLDER",

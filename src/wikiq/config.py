@@ -91,6 +91,13 @@ KEYS: tuple[Key, ...] = (
         True,
     ),
     Key("query_log", "bool", "WIKIQ_QUERY_LOG", "keep a local log of questions for `stats`", True),
+    Key(
+        "auto_index",
+        "bool",
+        "WIKIQ_AUTO_INDEX",
+        "serve and mcp build the embedding index in the background (with the embed extra)",
+        True,
+    ),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 # Variables read where they are used rather than through `Config` (the vault, caches, Stage 0,

@@ -56,7 +56,8 @@ def instructions_for(wiki: Wiki) -> str:
         "Use `search` to see which pages match a question and why, `read_page` to read one page "
         "(paths like 'concepts/orbit', as search and list_pages return them), and `list_pages` "
         "to browse. Pages are also resources at wikiq://page/<path>. The vault is read-only: "
-        "nothing here changes it. Ask in any language; answers come in the question's language."
+        "nothing here changes it. Ask in any language; answers come in the question's language.\n"
+        f"Semantic search (embeddings): {wiki.embeddings_summary()}."
     )
 
 

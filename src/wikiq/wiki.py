@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wikiq.config import Config, load_config
-from wikiq.embed.semantic import semantic_source
+from wikiq.embed.semantic import AUTO_REFRESH_PAGES, catalog_index_path, semantic_source
 from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
@@ -53,6 +55,8 @@ class Wiki:
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
         self._open_args: dict[str, Any] = {}  # how `open` read the catalog, to read it again
         self._watching = False
+        self._building: subprocess.Popen[bytes] | None = None  # index_in_background's child
+        self._index_stamp: tuple[int, int] | None = None  # the index file search last took in
 
     @property
     def config(self) -> Config:
@@ -74,13 +78,81 @@ class Wiki:
     @property
     def retriever(self) -> Retriever:
         """The retrieval cascade over this vault (indexes built on first use, then kept)."""
+        if self._building is not None:
+            self._follow_build()
         if self._retriever is None:
             self._retriever = Retriever(self.catalog)
             # Stage 0 joins by itself once `wikiq index --embed` has built an index.
-            semantic = semantic_source(self.location, self.catalog)
+            semantic = self._semantic()
             if semantic is not None:
                 self._retriever = self._retriever.with_sources(semantic=semantic)
         return self._retriever
+
+    def _semantic(self, embedder: Any = None) -> Any:
+        # While a background build writes the index, search only reads it.
+        refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
+        semantic = semantic_source(self.location, self.catalog, auto_refresh=refresh)
+        if semantic is not None and embedder is not None:
+            semantic.embedder = embedder  # the model already loaded: not loaded again
+        return semantic
+
+    def index_in_background(self) -> str | None:
+        """Build the embedding index in a low-priority child process when the vault has no
+        complete one and the embedding extra is installed (what `serve` and `mcp` do); search
+        takes in the vectors as the build saves them. Returns the sentence to tell the user,
+        or None when nothing was started."""
+        from wikiq.embed import background
+        from wikiq.embed.semantic import embeddings_disabled
+
+        if embeddings_disabled() or not background.extra_installed():
+            return None
+        path = catalog_index_path(self.location, self.catalog)
+        why = background.needs_build(path)
+        if why is None:
+            return None
+        child = background.start_build(self.location.vault, self.location.wiki_folder, path)
+        if child is None:
+            return None
+        self._building = child
+        self._index_stamp = _stamp(path)
+        return (
+            f"{why}: building it in the background at low priority; search uses it as it "
+            f"grows (log: {path.parent / background.LOG_FILE})"
+        )
+
+    def _follow_build(self) -> None:
+        """Take in the index each time the background build saves it (one stat a question)."""
+        child = self._building
+        if child is None:
+            return
+        running = child.poll() is None
+        stamp = _stamp(catalog_index_path(self.location, self.catalog))
+        if stamp == self._index_stamp and running:
+            return
+        with self._lock:
+            self._index_stamp = stamp
+            if not running:
+                self._building = None
+            if self._retriever is not None:
+                semantic = self._semantic(getattr(self._retriever.semantic, "embedder", None))
+                if semantic is not None:
+                    self._retriever = self._retriever.with_sources(semantic=semantic)
+
+    def stop_background_index(self) -> None:
+        """Stop a background build (its work so far is saved; the next start resumes it)."""
+        child, self._building = self._building, None
+        if child is not None and child.poll() is None:
+            child.send_signal(signal.SIGINT)  # like Ctrl-C: the build saves what it has
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+    def embeddings_summary(self) -> str:
+        """The embedding index in one line, and how far a build is (doctor, web, MCP)."""
+        from wikiq.embed.semantic import embeddings_summary
+
+        return embeddings_summary(self.location, self.catalog)
 
     def search(
         self,
@@ -181,7 +253,8 @@ class Wiki:
             return self._answerer
 
     def close(self) -> None:
-        """Close the connections of the models this wiki opened."""
+        """Close the connections of the models this wiki opened (a background index build
+        goes on: it saves as it goes, and it is its own process)."""
         if self._models is not None:
             self._models.close()
 
@@ -260,6 +333,14 @@ class Wiki:
 
     def __repr__(self) -> str:
         return f"Wiki({str(self.location.vault)!r}, pages={len(self.catalog)})"
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def answer_settings(config: Config, location: VaultLocation) -> AnswerSettings:

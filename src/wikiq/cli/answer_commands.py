@@ -13,6 +13,7 @@ from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
+from wikiq.cli.tips import semantic_index_tip
 from wikiq.config import Config, load_config
 from wikiq.errors import WikiqError
 from wikiq.wiki import Wiki
@@ -170,6 +171,7 @@ def ask(
         wiki.close()
     if answer is None:
         raise typer.Exit(130)
+    semantic_index_tip(wiki, answer.retrieval.covered)
 
 
 def stream_answer(

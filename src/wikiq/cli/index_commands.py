@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,17 +16,21 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
+from wikiq.embed.background import clear_status, orphaned, read_status, write_status
 from wikiq.embed.index import build_index
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
 from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder
-from wikiq.embed.semantic import IndexReport, catalog_index_path, index_report
+from wikiq.embed.semantic import catalog_index_path, embeddings_summary, index_report
 from wikiq.errors import ConfigError
 from wikiq.wiki import Wiki
 
@@ -129,7 +134,19 @@ def _build(
 
     embedder = open_embedder(model, base_url=base_url)
     where = display_url(base_url) if base_url else ""
-    with _embed_progress(f"Embedding pages ({embedder.name}, {mode})") as progress:
+    started = time.time()
+    with _embed_progress(f"Embedding pages ({embedder.name}, {mode})") as bar:
+
+        def progress(done: int, total: int) -> None:
+            if orphaned():  # started by a server that is gone: stop, keeping the work
+                raise KeyboardInterrupt
+            bar(done, total)
+            # How far it is, for `doctor`, the web page and MCP (throttled to one write a second).
+            if time.time() - last[0] >= 1.0 or done == total:
+                last[0] = time.time()
+                write_status(path, done, total, started)
+
+        last = [0.0]
         report = build_index(
             wiki.catalog,
             embedder,
@@ -139,6 +156,7 @@ def _build(
             rebuild=rebuild,
             progress=progress,
         )
+    clear_status(path)
     if json:
         print_json(report.to_dict())
         return
@@ -161,6 +179,7 @@ def _embed_progress(label: str) -> Iterator[Callable[[int, int], None]]:
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        _PagesPerSecond(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
@@ -171,6 +190,14 @@ def _embed_progress(label: str) -> Iterator[Callable[[int, int], None]]:
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
+class _PagesPerSecond(ProgressColumn):
+    """The build's speed, in pages a second (rich measures it over the last half minute)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f} pages/s" if speed else "– pages/s", style="progress.data.speed")
+
+
 def text_mode(text: str) -> TextMode:
     for mode in TEXT_MODES:
         if mode == text:
@@ -179,34 +206,21 @@ def text_mode(text: str) -> TextMode:
 
 
 def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
-    """The embedding index for `doctor --json` (None when there is none)."""
+    """The embedding index for `doctor --json` (None when there is none and none is building)."""
     report = index_report(wiki.location, wiki.catalog)
-    return report.to_dict() if report else None
+    status = read_status(catalog_index_path(wiki.location, wiki.catalog))
+    if report is None and status is None:
+        return None
+    out = report.to_dict() if report else {}
+    out["build"] = status.to_dict() if status else None
+    return out
 
 
 def print_embedding_state(wiki: Wiki, out: Console | None = None) -> None:
     """One line for `doctor` and `index`: the embedding index and whether search uses it."""
     out = out or stdout_console()
-    report = index_report(wiki.location, wiki.catalog)
-    out.print(f"[bold]Embeddings[/bold]     {escape(describe(report))}")
+    summary = embeddings_summary(wiki.location, wiki.catalog)
+    out.print(f"[bold]Embeddings[/bold]     {escape(summary)}")
 
 
-def describe(report: IndexReport | None) -> str:
-    if report is None:
-        return "none (semantic search off; build it with: wikiq index --embed)"
-    state = report.state
-    if state is None:
-        return f"{report.path} is unreadable: rebuild it with wikiq index --embed --rebuild"
-    parts = [
-        f"{report.model}, {report.text} text, {state.pages} pages, {report.size_bytes / 1e6:.1f} MB"
-    ]
-    if state.changed or state.missing:
-        parts.append(
-            f"{len(state.changed)} changed on disk and {len(state.missing)} new page(s) since "
-            "built (wikiq index --embed re-embeds only pages whose text changed)"
-        )
-    parts.append(f"not used: {report.problem}" if report.problem else "used by search")
-    return "; ".join(parts)
-
-
-__all__ = ["describe", "embedding_state", "index", "print_embedding_state"]
+__all__ = ["embedding_state", "index", "print_embedding_state"]

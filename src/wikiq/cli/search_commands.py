@@ -14,6 +14,7 @@ from rich.table import Table
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
+from wikiq.cli.tips import semantic_index_tip
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
 from wikiq.retrieve.evaluate import load_questions, report, run_questions
@@ -66,6 +67,7 @@ def search(
         print_json(result.to_dict(str(wiki.location.vault), wiki.location.wiki_folder))
         return
     print_retrieval(result, explain=explain)
+    semantic_index_tip(wiki, result.covered)
 
 
 # Below this many columns, `--explain` drops the title column and shortens the signals.

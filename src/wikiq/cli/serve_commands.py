@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,6 +17,15 @@ HostOpt = Annotated[
     typer.Option(
         "--host",
         help="Address to listen on. Anything but loopback (127.0.0.1, ::1) needs a token.",
+    ),
+]
+AutoIndexOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--auto-index/--no-auto-index",
+        help="Build the embedding index in the background at low priority when the vault has "
+        "none (needs the embed extra; default on, or the auto_index setting / WIKIQ_AUTO_INDEX).",
+        show_default=False,
     ),
 ]
 TokenOpt = Annotated[
@@ -62,6 +71,7 @@ def serve(
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_file: ApiKeyFileOpt = None,
+    auto_index: AutoIndexOpt = None,
 ) -> None:
     """Open a local web page to ask the vault: streamed answers, page previews, a graph view.
 
@@ -95,7 +105,11 @@ def serve(
             print("(a new access token was generated for this run)", file=sys.stderr)
     else:
         print(f"Open {url}", file=sys.stderr)
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    _index_in_background(wiki, auto_index)
+    try:
+        uvicorn.run(web, host=host, port=port, log_level="warning")
+    finally:
+        wiki.stop_background_index()
 
 
 @app.command(name="mcp")
@@ -112,6 +126,7 @@ def mcp_command(
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_file: ApiKeyFileOpt = None,
+    auto_index: AutoIndexOpt = None,
 ) -> None:
     """Serve the vault to AI agents over MCP: tools ask, search, read_page, list_pages.
 
@@ -121,8 +136,7 @@ def mcp_command(
       claude mcp add wikiq -- wikiq mcp --vault ~/Obsidian/MyVault\n
       wikiq mcp --http --port 8766
     """
-    from wikiq.mcp_server import build_server, run_http, run_stdio
-    from wikiq.web.security import server_token
+    from wikiq.mcp_server import build_server
 
     if not http and (token is not None or host != "127.0.0.1"):
         raise ConfigError("--host and --token apply to --http only; stdio needs neither.")
@@ -131,12 +145,24 @@ def mcp_command(
     wiki = Wiki.open(vault, wiki_folder=wiki_folder, config=config)
     if model is not None:
         wiki.choose_model(model)  # a bad model spec stops here, with one sentence
+    if http:
+        _check_port(port, host)
+    _index_in_background(wiki, auto_index, quiet=not http)
     server = build_server(wiki, model=model)
     wiki.watch()  # pages edited while the agent works are seen (a daemon thread)
+    try:
+        _run_mcp(server, wiki, http, host, port, token)
+    finally:
+        wiki.stop_background_index()
+
+
+def _run_mcp(server: Any, wiki: Wiki, http: bool, host: str, port: int, token: str | None) -> None:
+    from wikiq.mcp_server import run_http, run_stdio
+    from wikiq.web.security import server_token
+
     if not http:
         run_stdio(server)
         return
-    _check_port(port, host)
     required, generated = server_token(host, token)
     print(
         f"wikiq: MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
@@ -148,6 +174,16 @@ def mcp_command(
         if generated:
             print("(a new access token was generated for this run)", file=sys.stderr)
     run_http(server, host=host, port=port, token=required)
+
+
+def _index_in_background(wiki: Wiki, flag: bool | None, *, quiet: bool = False) -> bool:
+    """Start the background index build when the flag (else the setting) allows it; True when
+    one started. Over stdio the note goes to stderr only when asked for (--auto-index)."""
+    enabled = wiki.config.get("auto_index") if flag is None else flag
+    note = wiki.index_in_background() if enabled else None
+    if note and not (quiet and flag is None):
+        print(f"wikiq: {note}.", file=sys.stderr)
+    return note is not None
 
 
 def _url_host(host: str) -> str:

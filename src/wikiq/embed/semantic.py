@@ -171,15 +171,17 @@ def semantic_source(
     *,
     cache_dir: Path | None = None,
     env: Mapping[str, str] | None = None,
+    auto_refresh: int = AUTO_REFRESH_PAGES,
 ) -> SemanticSearch | None:
     """Stage 0 for this vault when it has an embedding index, else None (checked by one stat).
-    The index sits beside the catalog's cache file (else in the default cache folder)."""
+    The index sits beside the catalog's cache file (else in the default cache folder).
+    `auto_refresh`: edited pages re-embedded on load (0 while another process builds it)."""
     if embeddings_disabled(env):
         return None
     path = catalog_index_path(location, catalog, cache_dir)
     if not path.is_file():
         return None
-    return SemanticSearch(catalog, path)
+    return SemanticSearch(catalog, path, auto_refresh=auto_refresh)
 
 
 @dataclass
@@ -234,6 +236,40 @@ def index_report(
         index.built_at,
         problem,
     )
+
+
+def describe_index(report: IndexReport | None) -> str:
+    """The index in one line: what it holds and whether search uses it."""
+    if report is None:
+        return "none (semantic search off; build it with: wikiq index --embed)"
+    state = report.state
+    if state is None:
+        return f"{report.path} is unreadable: rebuild it with wikiq index --embed --rebuild"
+    parts = [
+        f"{report.model}, {report.text} text, {state.pages} pages, {report.size_bytes / 1e6:.1f} MB"
+    ]
+    if state.changed or state.missing:
+        parts.append(
+            f"{len(state.changed)} changed on disk and {len(state.missing)} new page(s) since "
+            "built (wikiq index --embed re-embeds only pages whose text changed)"
+        )
+    parts.append(f"not used: {report.problem}" if report.problem else "used by search")
+    return "; ".join(parts)
+
+
+def embeddings_summary(location: VaultLocation, catalog: Catalog) -> str:
+    """`describe_index`, led by how far a running (or interrupted) build is: what `doctor`,
+    the web page's info and the MCP server's instructions say."""
+    from wikiq.embed.background import read_status
+
+    path = catalog_index_path(location, catalog)
+    status = read_status(path)
+    report = index_report(location, catalog)
+    if status is None:
+        return describe_index(report)
+    if report is None or report.state is None:
+        return status.describe()
+    return f"{status.describe()}; so far: {describe_index(report)}"
 
 
 def catalog_index_path(

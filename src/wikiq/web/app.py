@@ -110,6 +110,7 @@ def create_app(
             "model": chosen["model"],
             "model_source": chosen["model_source"],
             "model_error": chosen.get("model_error"),
+            "embeddings": await anyio.to_thread.run_sync(wiki.embeddings_summary),
         }
 
     @app.get("/api/search")

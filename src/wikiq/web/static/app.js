@@ -382,8 +382,10 @@
       const parts = [`${info.name}`, `${info.pages} pages (${types})`];
       if (info.model_error) parts.push(info.model_error);
       else parts.push(info.model ? `answers by ${info.model}` : "no model: answers quote your pages");
+      // A background index build says how far it is; the tooltip has the index's whole line.
+      if (info.embeddings && info.embeddings.startsWith("building now")) parts.push(info.embeddings.split(";")[0]);
       $("vault-info").textContent = parts.join(" · ");
-      $("vault-info").title = info.vault;
+      $("vault-info").title = info.vault + (info.embeddings ? "\nEmbeddings: " + info.embeddings : "");
       document.title = `wikiq — ${info.name}`;
     } catch (err) {
       $("vault-info").textContent = "Could not read the vault: " + err.message;
