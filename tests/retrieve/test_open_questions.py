@@ -3,6 +3,8 @@ hit, names count only when they are names, and "covered" is one decision with it
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.retrieve.conftest import CatalogFactory, page
@@ -19,7 +21,7 @@ from wikiq.retrieve.coverage import (
 from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
-from wikiq.text.name_words import chinese_names, name_words
+from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.vault.catalog import Catalog
 
@@ -222,3 +224,43 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     # jieba tags "库里" ("in the vault") as the name Curry: not a name here.
     assert chinese_names("怎么把网页存进库里", lambda w: False) == []
     assert chinese_names("李世民是谁", lambda w: False) == ["李世民"]
+
+
+# --- a thing the vault never mentions ----------------------------------------------------------
+
+NOTES_APP_ZH = {
+    "核心插件/模板": page("模板", "模板插件可以把预先写好的文字插入笔记，日期和时间可以按格式写入。"),
+    "同步/同步计划": page("同步计划", "官方同步在电脑和手机之间同步笔记，标准版单个文件最大 5 MB。"),
+    "编辑/快捷键": page("快捷键", "在设置里可以给命令绑定快捷键，也可以打开 Vim 键位来移动光标。"),
+}
+
+
+def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
+    assert "番茄" in chinese_nouns("Obsidian 有没有自带番茄钟或者专注计时的功能？", lambda w: False)
+    # "文件树能不能" is cut as 文件 / 树能: a noun glued to 能 is a cut across words, and
+    # "时候" is in every question.
+    assert "树能" not in chinese_nouns("左边那个文件树能不能自动跳到当前笔记", lambda w: False)
+    assert chinese_nouns("写笔记的时候怎么办", lambda w: w == "笔记") == []
+
+
+def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
+    make_catalog: CatalogFactory,
+) -> None:
+    r = Retriever(make_catalog(NOTES_APP_ZH))
+    asked = r.retrieve("有没有自带的番茄钟可以在写笔记时计时？")
+    assert asked.covered == "no" and asked.pure_llm and "番茄" in asked.coverage["reason"]
+    assert asked.results  # the closest pages are still listed
+    # Asked about what a page says, the question is covered even with a word no page uses.
+    kept = r.retrieve("模板插件可以把预先写好的文字插入笔记吗？有什么窍门")
+    assert kept.coverage["features"]["unknown_nouns"] == ["窍门"]
+    assert kept.covered != "no" and kept.results[0].path == "核心插件/模板"
+
+
+def test_an_unknown_noun_alone_does_not_outvote_clear_evidence() -> None:
+    clear = _features(text_coverage=1.0, text_best3=1.0, known=0.9, text_gap=0.6)
+    assert decide_coverage(replace(clear, unknown_nouns=("路子",))).covered == "yes"
+    doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
+    assert NOT_COVERED <= coverage_probability(doubtful) < COVERED  # "uncertain" on words alone
+    assert decide_coverage(replace(doubtful, unknown_nouns=("签证",))).covered == "no"
+    foreign = replace(doubtful, unknown_nouns=("签证",), foreign=FOREIGN)
+    assert decide_coverage(foreign).covered == "uncertain"  # it may say it in another language

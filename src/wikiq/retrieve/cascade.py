@@ -47,7 +47,7 @@ from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSetting
 from wikiq.retrieve.translation import translated_groups
 from wikiq.text.glossary import chinese_english
 from wikiq.text.language import detect_language
-from wikiq.text.name_words import chinese_names, name_words
+from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
@@ -260,6 +260,7 @@ class Retriever:
             sem_standout=max(0.0, _standout(ev.sem)),
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
             unknown_names=self._unknown_names(ev.question),
+            unknown_nouns=self._unknown_nouns(ev.question),
         )
 
     def _unknown_names(self, question: str) -> tuple[str, ...]:
@@ -273,6 +274,13 @@ class Retriever:
             for word in [*name_words(question), *chinese]
             if any(t not in known for t in match_terms(word))
         )
+
+    def _unknown_nouns(self, question: str) -> tuple[str, ...]:
+        """The Chinese common nouns of the question that no page holds."""
+        if not self.settings.unknown_name_rule:
+            return ()
+        known = self.indexes.text.term_ids
+        return tuple(chinese_nouns(question, lambda w: all(t in known for t in match_terms(w))))
 
     def _informative_name(self, ev: _Evidence) -> float:
         """The best name match that is evidence (see `_is_informative`), else 0."""

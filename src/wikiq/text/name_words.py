@@ -61,3 +61,30 @@ def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
         if word not in out:
             out.append(word)
     return out
+
+
+# A common noun that ends or starts with one of these is jieba cutting across a word boundary
+# ("树能" in "文件树能不能", "版会" in "电脑版会", "时用" in "写回时用"), not a thing the
+# question is about.
+_FUNCTION_CHARS = frozenset("能会要可想让把被给和与或及的了着过在是有就都也还再又只很太最上里中下来去时")
+# Nouns every question may carry whatever its subject ("写笔记的时候").
+_GENERIC_NOUNS = frozenset({"时候", "时间", "问题", "东西", "地方", "方法", "办法", "情况", "方式"})
+
+
+def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
+    """The common nouns of the Chinese runs of `question` (two characters or more) that the
+    vault does not know: "番茄钟" in "有没有自带番茄钟", "签证", "螃蟹". A question in the vault's
+    domain that asks about a thing no page mentions is not covered, named or not."""
+    if not _HAN_RUN.search(question):
+        return []
+    import rjieba
+
+    out: list[str] = []
+    for word, tag in rjieba.tag(question):
+        if tag != "n" or len(word) < 2 or not _HAN_RUN.fullmatch(word):
+            continue
+        if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:
+            continue
+        if not known(word) and word not in out:
+            out.append(word)
+    return out
