@@ -39,8 +39,8 @@ COVERAGE_PY = BENCH_DIR.parent / "src" / "wikiq" / "retrieve" / "coverage.py"
 OLD_SET_WEIGHT = 50.0
 L2 = 0.1
 # Targets the thresholds are chosen for (issue 10): false "not covered" at most this share of
-# answerable natural questions, with a margin for the hidden sets...
-MAX_FALSE_ABSTAIN = 0.02
+# answerable natural questions (the issue allows 3%; the rest is a margin for the hidden sets)...
+MAX_FALSE_ABSTAIN = 0.025
 # "covered: yes" from here up; between the two cuts the answer carries a caveat.
 COVERED_FROM = 0.5
 

@@ -59,13 +59,10 @@ def print_json(data: Any) -> None:
 
 
 def _show_version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
+    if value:  # `wikiq --version` alone never gets here (wikiq.cli.main answers it first)
+        from wikiq.cli import _version
 
-        try:
-            print(f"wikiq {version('wikiq')}")
-        except PackageNotFoundError:  # running from a source tree that was never installed
-            print("wikiq (not installed)")
+        print(_version())
         raise typer.Exit()
 
 

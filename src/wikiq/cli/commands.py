@@ -1,0 +1,62 @@
+"""The `wikiq` commands: thin over `Wiki`; user-fixable errors are one sentence on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from wikiq.cli.app import app
+from wikiq.errors import NoVaultConfigured, WikiqError
+
+try:  # Typer 0.29 and later raise their bundled copy of click's exceptions...
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - ...older Typer raises click's own
+    from click import ClickException  # type: ignore[assignment]
+
+# Importing the command modules registers their commands on `app`, in the order `--help`
+# lists them: asking first, then finding, then looking at the vault, then serving it.
+from wikiq.cli import answer_commands  # noqa: F401  isort: skip
+from wikiq.cli import search_commands  # noqa: F401  isort: skip
+from wikiq.cli import vault_commands  # noqa: F401  isort: skip
+from wikiq.cli import index_commands  # noqa: F401  isort: skip
+from wikiq.cli import serve_commands  # noqa: F401  isort: skip
+
+__all__ = ["app", "run"]
+
+
+def run(argv: list[str] | None = None) -> None:
+    """Run one command line (`wikiq.cli.main` comes here for everything but --version)."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="wikiq", standalone_mode=False)
+    except WikiqError as err:
+        print(str(err), file=sys.stderr)
+        if isinstance(err, NoVaultConfigured):
+            # The skill's exact text above; the CLI's own ways to name a vault below it.
+            print("Or name the vault with --vault PATH, or set WIKIQ_VAULT.", file=sys.stderr)
+        sys.exit(err.exit_code)
+    except typer.Abort:
+        print("Aborted.", file=sys.stderr)
+        sys.exit(130)
+    except ClickException as err:  # a usage error: unknown command, missing or bad argument
+        err.show()
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth a message.
+        sys.stderr.close()
+        sys.exit(0)
+    except Exception as err:
+        if os.environ.get("WIKIQ_DEBUG"):
+            raise
+        print(
+            f"wikiq hit an unexpected error: {type(err).__name__}: {err} "
+            "(set WIKIQ_DEBUG=1 to see the traceback).",
+            file=sys.stderr,
+        )
+        sys.exit(70)
+    sys.exit(result if isinstance(result, int) else 0)
