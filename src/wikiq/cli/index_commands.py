@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -28,8 +29,9 @@ from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, prin
 from wikiq.cli.output import stdout_console
 from wikiq.embed.background import clear_status, orphaned, read_status, write_status
 from wikiq.embed.index import build_index
+from wikiq.embed.parallel import ParallelLocalE5, usable_cores
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
-from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder
+from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder, parse_embed_spec
 from wikiq.embed.semantic import catalog_index_path, embeddings_summary, index_report
 from wikiq.errors import ConfigError
 from wikiq.wiki import Wiki
@@ -74,6 +76,15 @@ def index(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Embed every page again, even unchanged ones.")
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes embedding with the bundled model (default: one per core).",
+            show_default=False,
+        ),
+    ] = None,
     drop: Annotated[
         bool, typer.Option("--drop", help="Delete the embedding index (search stops using it).")
     ] = False,
@@ -118,13 +129,27 @@ def index(
         out.print(f"{len(wiki.catalog)} pages ({wiki.catalog.files_read} read now).")
         print_embedding_state(wiki, out)
         return
-    _build(wiki, path, model, mode, base_url, rebuild, json)
+    with _open_embedder(model, base_url, workers) as embedder:
+        _build(wiki, path, embedder, mode, base_url, rebuild, json)
+
+
+@contextmanager
+def _open_embedder(model: str | None, base_url: str | None, workers: int | None) -> Iterator[Any]:
+    """The embedder for a build: the bundled model on every core (worker processes), a
+    server-backed one as it is."""
+    spec = parse_embed_spec(model or os.environ.get("WIKIQ_EMBED_MODEL") or DEFAULT_EMBED_MODEL)
+    count = workers or usable_cores()
+    if spec.provider != "local" or count < 2:
+        yield open_embedder(model, base_url=base_url)
+        return
+    with ParallelLocalE5(spec.model, workers=count) as embedder:
+        yield embedder
 
 
 def _build(
     wiki: Wiki,
     path: Path,
-    model: str | None,
+    embedder: Any,
     mode: TextMode,
     base_url: str | None,
     rebuild: bool,
@@ -132,9 +157,9 @@ def _build(
 ) -> None:
     from wikiq.llm.failures import display_url
 
-    embedder = open_embedder(model, base_url=base_url)
     where = display_url(base_url) if base_url else ""
     started = time.time()
+    batch = 32 * getattr(embedder, "workers", 1)  # each worker gets a full batch
     with _embed_progress(f"Embedding pages ({embedder.name}, {mode})") as bar:
 
         def progress(done: int, total: int) -> None:
@@ -155,6 +180,7 @@ def _build(
             where=where,
             rebuild=rebuild,
             progress=progress,
+            batch_texts=batch,
         )
     clear_status(path)
     if json:
