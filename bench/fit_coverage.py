@@ -26,7 +26,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 from devsets import BENCH, DEV_SETS  # noqa: E402
 
-from wikiq.retrieve.coverage import FOREIGN, SEM_STANDOUT  # noqa: E402
+from wikiq.retrieve.coverage import FOREIGN, NATIVE, SEM_STANDOUT  # noqa: E402
 
 NATURAL = {  # questions file -> vault folder
     "sample50": "sample50",
@@ -127,7 +127,7 @@ def ruled_out(p: np.ndarray, recs: list[dict]) -> np.ndarray:
         names = bool(f.get("unknown_names")) and native
         nouns = (
             bool(f.get("unknown_nouns"))
-            and native
+            and f["foreign"] < NATIVE
             and prob < COVERED_FROM
             and f["sem_standout"] < SEM_STANDOUT
         )

@@ -12,6 +12,7 @@ from wikiq.retrieve.cascade import Retriever
 from wikiq.retrieve.coverage import (
     COVERED,
     FOREIGN,
+    NATIVE,
     NOT_COVERED,
     SEM_STANDOUT,
     CoverageFeatures,
@@ -264,3 +265,10 @@ def test_an_unknown_noun_alone_does_not_outvote_clear_evidence() -> None:
     assert decide_coverage(replace(doubtful, unknown_nouns=("签证",))).covered == "no"
     foreign = replace(doubtful, unknown_nouns=("签证",), foreign=FOREIGN)
     assert decide_coverage(foreign).covered == "uncertain"  # it may say it in another language
+
+
+def test_an_unknown_noun_in_a_partly_foreign_vault_is_no_evidence() -> None:
+    # Most pages in another language: the page may call the thing by its other name.
+    doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
+    partly = replace(doubtful, unknown_nouns=("签证",), foreign=NATIVE + 0.1)
+    assert decide_coverage(partly).covered == "uncertain"
