@@ -45,8 +45,8 @@ class CoverageFeatures:
         return out
 
     def model_inputs(self) -> dict[str, float]:
-        """The features the fitted model weighs (`foreign`, `sem_standout` and `unknown_noun`
-        are rules, not weights)."""
+        """The features the fitted model weighs (`foreign`, `sem_standout` and the unknown
+        names and nouns are rules, not weights)."""
         return {k: v for k, v in asdict(self).items() if k in COEFFICIENTS}
 
 

@@ -6,7 +6,8 @@ the question is about. When the vault never mentions it, the vault does not cove
 question, however many of the other words it shares (retrieve/coverage.py).
 
 Chinese has no capitals: its names are the words jieba's dictionary tags as person, place,
-organisation or other proper nouns.
+organisation or other proper nouns. Its common nouns ("番茄钟", "签证") are the things a
+question asks about; coverage.py weighs an unknown one more lightly than a name.
 """
 
 from __future__ import annotations
