@@ -73,3 +73,30 @@ def test_an_object_the_store_does_not_know_is_refused(tmp_path: Path) -> None:
 def test_no_cache_is_read_with_pickle() -> None:
     users = [p for p in SRC.rglob("*.py") if "import pickle" in p.read_text(encoding="utf-8")]
     assert users == []
+
+
+def test_many_pages_come_back_the_same_from_their_columns(make_vault: VaultFactory) -> None:
+    # Enough pages that their fields are stored as one text per column, not as JSON.
+    pages = {"wiki/index.md": index_md(*(f"- [[concepts/p{n}|p{n}]]" for n in range(12)))}
+    for n in range(12):
+        aliases = f"aliases: [别名{n}, 'a, b {n}']\n" if n % 2 else ""
+        pages[f"wiki/concepts/p{n}.md"] = (
+            f"---\ntype: concept\n{aliases}tags: [t{n}]\n---\n# 第{n}页 — Ünïcode\n\nSee [[p{(n + 1) % 12}]].\n"
+        )
+    vault = make_vault(pages)
+    first = open_catalog(locate_vault(vault, env={}))
+    second = open_catalog(locate_vault(vault, env={}))
+    assert second.files_read == 0 and len(second.pages) == 12
+    assert list(second.pages) == list(first.pages)
+    p1 = second.pages[second.by_path["concepts/p1"]]
+    assert p1.aliases == first.pages[first.by_path["concepts/p1"]].aliases != ()
+
+
+def test_many_strings_round_trip_and_a_separator_inside_one_stays_json(tmp_path: Path) -> None:
+    path = tmp_path / "s.npz"
+    words = ["", "orbit", "轨道", "naïve", "a b", "\n", "x" * 1000, "Moon", "月"]
+    assert store.save(path, {"words": words, "vocab": {w: i for i, w in enumerate(words)}})
+    assert store.load(path) == {"words": words, "vocab": {w: i for i, w in enumerate(words)}}
+    odd = [*words, "has\x00nul"]
+    assert store.save(path, {"words": odd})
+    assert store.load(path) == {"words": odd}

@@ -28,7 +28,7 @@ from wikiq.vault.terms import TermIndex
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 
 
 def _current(data: object) -> bool:
@@ -61,15 +61,43 @@ def vault_cache_dir(location: VaultLocation, override: Path | None = None) -> Pa
 _TUPLE_FIELDS = {f.name for f in dataclasses.fields(Page) if f.type.startswith("tuple")}
 
 
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+_NUMBER_FIELDS = {
+    f.name: f.type for f in dataclasses.fields(Page) if f.type in ("int", "bool")
+}
 
 
-def _page(row: list[Any]) -> Page:
-    page = Page(*row)
-    for name in _TUPLE_FIELDS:
-        setattr(page, name, tuple(getattr(page, name)))
-    return page
+def _page_columns(pages: list[Page]) -> dict[str, Any]:
+    """Pages as one column per field: strings as lists (`store` keeps them as one text),
+    numbers and flags as arrays, tuples flattened with their lengths."""
+    columns: dict[str, Any] = {}
+    for name in _PAGE_FIELDS:
+        values = [getattr(p, name) for p in pages]
+        if name in _TUPLE_FIELDS:
+            columns[name] = {
+                "flat": [x for v in values for x in v],
+                "counts": np.asarray([len(v) for v in values], dtype=np.int64),
+            }
+        elif name in _NUMBER_FIELDS:
+            dtype = np.bool_ if _NUMBER_FIELDS[name] == "bool" else np.int64
+            columns[name] = np.asarray(values, dtype=dtype)
+        else:
+            columns[name] = values
+    return columns
+
+
+def _pages(columns: dict[str, Any]) -> list[Page]:
+    """The pages `_page_columns` stored (a missing or misshapen column raises)."""
+    values = []
+    for name in _PAGE_FIELDS:
+        column = columns[name]
+        if name in _TUPLE_FIELDS:
+            flat, counts = column["flat"], column["counts"].tolist()
+            ends = list(itertools.accumulate(counts))
+            column = [tuple(flat[b - n : b]) for n, b in zip(counts, ends, strict=True)]
+        elif name in _NUMBER_FIELDS:
+            column = column.tolist()
+        values.append(column)
+    return [Page(*row) for row in zip(*values, strict=True)]
 
 
 @dataclass
@@ -102,7 +130,7 @@ class CatalogCache:
             return None
         try:
             fields = dict(data["catalog"])
-            fields["pages"] = [_page(row) for row in fields["pages"]]
+            fields["pages"] = _pages(fields["pages"])
             links = fields["out_links"]
             indptr, indices = links["indptr"].tolist(), links["indices"].tolist()
             fields["out_links"] = [
@@ -157,12 +185,11 @@ class CatalogCache:
             for name, t in terms.items()
         }
         ok = store.save(self.terms_path, {**head, "fields": fields, "built_at": catalog.built_at})
-        # Plain columns load several times faster than objects: pages as lists of their
-        # fields, links as one array of targets with offsets, dead links as two lists.
-        rows = [[_plain(getattr(p, f)) for f in _PAGE_FIELDS] for p in catalog.pages]
+        # Plain columns load several times faster than objects: pages as one column per
+        # field, links as one array of targets with offsets, dead links as two lists.
         sizes = [len(t) for t in catalog.out_links]
         body = {
-            "pages": rows,
+            "pages": _page_columns(catalog.pages),
             "out_links": {
                 "indptr": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]),
                 "indices": np.fromiter(
