@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the firs
     from wikiq.llm.base import ChatModel
     from wikiq.retrieve.sources import NoteSearch
     from wikiq.vault.note_index import NoteIndex
+    from wikiq.vault.notes import NoteScan
 
 PURPOSE_FILE = "purpose.md"
 _MAX_SIDE_FILE_BYTES = 64_000
@@ -108,6 +109,18 @@ class Wiki:
             use_cache=self._open_args.get("use_cache", True),
         )
 
+    def source_notes(self) -> NoteScan | None:
+        """The source-note files (a stat each, nothing read), or None when there are none."""
+        from wikiq.vault.note_index import linked_targets
+        from wikiq.vault.notes import scan_notes
+
+        setting = self.sources_setting
+        if self.location.layout != "llm-wiki" or setting.off:
+            return None
+        linked = linked_targets(self.catalog) if setting.mode == "folders" else ()
+        scan = scan_notes(self.location, setting, linked)
+        return scan if scan.files or scan.skipped else None
+
     def _note_search(self) -> NoteSearch | None:
         if self.location.layout != "llm-wiki" or self.sources_setting.off:
             return None  # a plain vault's notes are all pages already
@@ -119,17 +132,14 @@ class Wiki:
     def _notes_changed(self) -> bool:
         """Whether a source note was added, edited or removed since the retriever read them."""
         from wikiq.vault.note_index import notes_are_current
-        from wikiq.vault.notes import scan_notes
 
         retriever = self._retriever
-        if retriever is None or self.location.layout != "llm-wiki":
+        if retriever is None or self.location.layout != "llm-wiki" or self.sources_setting.off:
             return False
-        scan = scan_notes(self.location, self.sources_setting)
+        scan = self.source_notes()
         if retriever.notes is None:
-            return bool(scan.files)
-        if self.sources_setting.mode == "folders":
-            return False  # linked notes elsewhere: checked when the pages change
-        return not notes_are_current(retriever.notes.index, scan)
+            return scan is not None and bool(scan.files)
+        return scan is None or not notes_are_current(retriever.notes.index, scan)
 
     def _semantic(self, embedder: Any = None) -> Any:
         # While a background build writes the index, search only reads it.

@@ -9,7 +9,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.app import (
+    JsonOpt,
+    SourcesOpt,
+    VaultOpt,
+    WikiFolderOpt,
+    app,
+    open_wiki,
+    print_json,
+    sources_config,
+)
 from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
 from wikiq.vault.catalog import Catalog
@@ -21,7 +30,10 @@ _LIST_LIMIT = 10
 
 @app.command()
 def doctor(
-    vault: VaultOpt = None, wiki_folder: WikiFolderOpt = None, json: JsonOpt = False
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    json: JsonOpt = False,
+    sources: SourcesOpt = None,
 ) -> None:
     """Check a vault: where it is, page counts, index gaps, dead links, stubs, broken pages, cache.
 
@@ -29,8 +41,8 @@ def doctor(
       wikiq doctor --vault ~/Obsidian/MyVault\n
       wikiq doctor --json | jq .dead_links
     """
-    wiki = open_wiki(vault, wiki_folder)
-    health = vault_health(wiki.catalog)
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
+    health = vault_health(wiki.catalog, wiki.source_notes())
     config = _config_report()
     from wikiq.cli.index_commands import embedding_state, print_embedding_state
 
@@ -101,6 +113,12 @@ def _print_health(h: VaultHealth) -> None:
         _print_list(out, h.index_without_page, "listed in index.md but missing on disk")
     out.print(f"[bold]Links[/bold]        {h.links} resolved; {len(h.dead_links)} dead")
     _print_list(out, [f"{d['page']} → [[{d['target']}]]" for d in h.dead_links], "dead links")
+    if h.source_notes:
+        where = ", ".join(f"{n} in {f}" for f, n in h.source_folders.items())
+        out.print(
+            f"[bold]Source notes[/bold] {h.source_notes} ({escape(where)}); "
+            f"{h.note_links} page→note links resolve to them"
+        )
     out.print(
         f"[bold]Stubs[/bold]        {len(h.stubs)} (generation_complete: false); reviewed: {h.reviewed}"
     )

@@ -68,6 +68,7 @@ class NoteSearch:
         direct = list(best_chunk)  # notes by their best chunk
         floor = THROUGH_FLOOR * best_score[direct[0]] if direct else 0.0
         linked: list[int] = []
+        unmatched: list[int] = []
         for rank, page in enumerate(pages[:THROUGH_PAGES]):
             for n in self.page_notes.get(page, ()):
                 if rank == 0 and n not in best_chunk:
@@ -76,10 +77,11 @@ class NoteSearch:
                     first = np.nonzero(self.index.chunk_note == n)[0]
                     if len(first):
                         best_chunk[n], best_score[n] = int(first[0]), 0.0
-                        linked.append(n)
+                        unmatched.append(n)
                 elif best_score.get(n, -1.0) >= floor or (rank == 0 and n in best_chunk):
                     linked.append(n)
-        through = list(dict.fromkeys(linked))  # in the pages' order: the link is the evidence
+        # In the pages' order (the link is the evidence); notes sharing no word come last.
+        through = list(dict.fromkeys(linked + unmatched))
         fused: dict[int, float] = {}
         for ranking, weight in ((direct, 1.0), (through, THROUGH_WEIGHT)):
             for rank, n in enumerate(ranking, start=1):

@@ -90,8 +90,18 @@ def linked_targets(catalog: Catalog) -> list[str]:
 
 
 def note_links(catalog: Catalog, resolver: NoteResolver) -> dict[str, tuple[str, ...]]:
-    """Note path -> pages linking to it. A target with a folder that names a note is a note
-    link; a bare name is one only when no page answers to it (a page wins, as in Obsidian)."""
+    """Note path -> pages that link to it, or that are named after it (a source page)."""
+    out = {k: list(v) for k, v in page_note_links(catalog, resolver).items()}
+    for note, pages in _named_after(catalog, resolver).items():
+        kept = out.setdefault(note, [])
+        kept += [p for p in pages if p not in kept]
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def page_note_links(catalog: Catalog, resolver: NoteResolver) -> dict[str, tuple[str, ...]]:
+    """Note path -> pages whose links point at it. A target with a folder that names a note
+    is a note link; a bare name is one only when no page answers to it (a page wins, as in
+    Obsidian)."""
     out: dict[str, list[str]] = {}
     memo: dict[str, str | None] = {}
     for page in catalog.pages:
@@ -103,9 +113,6 @@ def note_links(catalog: Catalog, resolver: NoteResolver) -> dict[str, tuple[str,
                 pages = out.setdefault(note, [])
                 if page.path not in pages:
                     pages.append(page.path)
-    for note, pages in _named_after(catalog, resolver).items():
-        kept = out.setdefault(note, [])
-        kept += [p for p in pages if p not in kept]
     return {k: tuple(v) for k, v in out.items()}
 
 
