@@ -21,8 +21,10 @@ from wikiq.cli.app import (
 )
 from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
+from wikiq.vault.access import MAX_CHARS_LIMIT, PageContent
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.health import VaultHealth, vault_health
+from wikiq.vault.note_access import find_note, read_note
 from wikiq.vault.page import ParsedPage
 
 _LIST_LIMIT = 10
@@ -241,7 +243,12 @@ def show(
       wikiq show concepts/orbit --meta\n
       wikiq show "Neil Armstrong" --json
     """
-    catalog = open_wiki(vault, wiki_folder).catalog
+    wiki = open_wiki(vault, wiki_folder)
+    catalog = wiki.catalog
+    scan = wiki.source_notes()
+    if scan is not None and find_note(scan, path) is not None:
+        _show_note(read_note(catalog, scan, path, max_chars=MAX_CHARS_LIMIT), json=json)
+        return
     i = catalog.find(path)
     if i is None:
         raise PageNotFound(f"No page '{path}' in this vault (try `wikiq pages` to list them).")
@@ -274,6 +281,20 @@ def show(
         out.print(f"  ✗ {target} (dead)", markup=False)
     out.print(f"[bold]links in[/bold] ({len(info['links_in'])})")
     for source in info["links_in"]:
+        out.print(f"  ← {source}", markup=False)
+
+
+def _show_note(note: PageContent, *, json: bool) -> None:
+    """`show` for a source note: its text, then the pages that link to it."""
+    if json:
+        print_json(note.to_dict())
+        return
+    out = stdout_console()
+    out.print(f"[bold]{escape(note.title)}[/bold]  {escape(f'({note.path}, source note)')}")
+    body = note.body.strip("\n")
+    out.print(body + "\n" if body else "(no text)", markup=False, highlight=False)
+    out.print(f"[bold]links in[/bold] ({len(note.links_in)})")
+    for source in note.links_in:
         out.print(f"  ← {source}", markup=False)
 
 
