@@ -156,7 +156,7 @@ class LinkChecker:
             if note not in self.cited_notes:
                 self.cited_notes.append(note)
             return f"[[{note}{'|' + label if label else ''}]]"
-        if self._unread_note(target):
+        if self.is_note_link(target):  # a note whose text was not in the context
             self._flag(target_part)
             return f"{label or f'`{target.strip()}`'} {MARK_NOT_READ}"
         i = self.resolve(target)
@@ -190,9 +190,9 @@ class LinkChecker:
     def cited_pages(self) -> list[CitedPage]:
         return [self._cited(i) for i in self.cited]
 
-    def _unread_note(self, target: str) -> bool:
-        """A link to a note outside the wiki folder whose text was not in the context (it
-        must not fall through to a page of the same name)."""
+    def is_note_link(self, target: str) -> bool:
+        """A link to a note outside the wiki folder (a file of the vault, not a page): it must
+        never fall through to a page of the same name."""
         location = self.catalog.location
         t = target.strip().rstrip("\\").strip().lstrip("/").removesuffix(".md")
         if location.layout != "llm-wiki" or "/" not in t or t.startswith(PLACEHOLDER):
@@ -437,7 +437,7 @@ def links_to_placeholder(text: str, catalog: Catalog) -> str:
     def rewrite(m: re.Match[str]) -> str:
         target, bar, label = m.group(1).partition("|")
         path, hash_, heading = target.partition("#")
-        i = links.resolve(path)
+        i = None if links.is_note_link(path) else links.resolve(path)
         if i is None:
             return m.group(0)
         return f"[[{PLACEHOLDER}/{catalog.pages[i].path}{hash_}{heading}{bar}{label}]]"
