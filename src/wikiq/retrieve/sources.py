@@ -63,30 +63,9 @@ class NoteSearch:
         terms = content_terms(match_terms(question))
         hits = self.bm25.search(terms, limit=max(self.bm25.n_docs, 1))
         evidence = self._evidence(hits, terms)
-        best_chunk: dict[int, int] = {}  # note -> its best chunk (hits are best first)
-        best_score: dict[int, float] = {}
-        for c, sc in zip(hits.pages.tolist(), hits.scores.tolist(), strict=True):
-            n = int(self.index.chunk_note[c])
-            if n not in best_chunk:
-                best_chunk[n] = c
-                best_score[n] = sc
+        best_chunk, best_score = self._best_chunks(hits)
         direct = list(best_chunk)  # notes by their best chunk
-        floor = THROUGH_FLOOR * best_score[direct[0]] if direct else 0.0
-        linked: list[int] = []
-        unmatched: list[int] = []
-        for rank, page in enumerate(pages[:THROUGH_PAGES]):
-            for n in self.page_notes.get(page, ()):
-                if rank == 0 and n not in best_chunk:
-                    # The best page's own note, in words the question does not use (asked in
-                    # English, written in Chinese): the link is the evidence; show its start.
-                    first = np.nonzero(self.index.chunk_note == n)[0]
-                    if len(first):
-                        best_chunk[n], best_score[n] = int(first[0]), 0.0
-                        unmatched.append(n)
-                elif best_score.get(n, -1.0) >= floor or (rank == 0 and n in best_chunk):
-                    linked.append(n)
-        # In the pages' order (the link is the evidence); notes sharing no word come last.
-        through = list(dict.fromkeys(linked + unmatched))
+        through = self._through_pages(pages, best_chunk, best_score)
         fused: dict[int, float] = {}
         for ranking, weight in ((direct, 1.0), (through, THROUGH_WEIGHT)):
             for rank, n in enumerate(ranking, start=1):
@@ -94,24 +73,57 @@ class NoteSearch:
         order = sorted(fused, key=lambda n: (-fused[n], -best_score[n], n))[:k]
         if not order:
             return [], evidence
-        top = fused[order[0]]
         chunks = [best_chunk[n] for n in order]
         texts = iter_excerpts(self.index, chunks)
-        out = []
-        for n, c, text in zip(order, chunks, texts, strict=True):
-            note = self.index.notes[n]
-            out.append(
-                SourceExcerpt(
-                    note.path,
-                    note.title,
-                    int(self.index.chunk_start[c]),
-                    int(self.index.chunk_end[c]),
-                    fused[n] / top,
-                    text,
-                    self.index.links.get(note.path, ()),
-                )
-            )
-        return out, evidence
+        top = fused[order[0]]
+        return [
+            self._excerpt(n, c, fused[n] / top, text)
+            for n, c, text in zip(order, chunks, texts, strict=True)
+        ], evidence
+
+    def _best_chunks(self, hits: BodyHits) -> tuple[dict[int, int], dict[int, float]]:
+        """Note -> its best chunk and that chunk's score, notes in the order of their best
+        chunk (hits come best first, so a note's first hit is its best)."""
+        notes = self.index.chunk_note[hits.pages]
+        _, first = np.unique(notes, return_index=True)
+        first.sort()
+        best_chunk = {int(notes[i]): int(hits.pages[i]) for i in first}
+        best_score = {int(notes[i]): float(hits.scores[i]) for i in first}
+        return best_chunk, best_score
+
+    def _through_pages(
+        self, pages: list[str], best_chunk: dict[int, int], best_score: dict[int, float]
+    ) -> list[int]:
+        """The notes the best pages link to, in the pages' order (the link is the evidence):
+        those whose best chunk scores at least THROUGH_FLOOR of the best, and all of the best
+        page's own notes, even one sharing no word with the question (asked in English,
+        written in Chinese: its start is shown, after the notes that match)."""
+        floor = THROUGH_FLOOR * max(best_score.values(), default=0.0)
+        linked: list[int] = []
+        unmatched: list[int] = []
+        for rank, page in enumerate(pages[:THROUGH_PAGES]):
+            for n in self.page_notes.get(page, ()):
+                if n in best_chunk:
+                    if rank == 0 or best_score[n] >= floor:
+                        linked.append(n)
+                elif rank == 0:
+                    first = np.nonzero(self.index.chunk_note == n)[0]
+                    if len(first):
+                        best_chunk[n], best_score[n] = int(first[0]), 0.0
+                        unmatched.append(n)
+        return list(dict.fromkeys(linked + unmatched))
+
+    def _excerpt(self, n: int, chunk: int, score: float, text: str) -> SourceExcerpt:
+        note = self.index.notes[n]
+        return SourceExcerpt(
+            note.path,
+            note.title,
+            int(self.index.chunk_start[chunk]),
+            int(self.index.chunk_end[chunk]),
+            score,
+            text,
+            self.index.links.get(note.path, ()),
+        )
 
     def _evidence(self, hits: BodyHits, terms: list[str]) -> NoteEvidence:
         """The coverage model's features read on chunks instead of pages (shares and ratios,
