@@ -111,7 +111,7 @@ class Wiki:
 
     def source_notes(self) -> NoteScan | None:
         """The source-note files (a stat each, nothing read), or None when there are none."""
-        from wikiq.vault.note_index import linked_targets
+        from wikiq.vault.note_links import linked_targets
         from wikiq.vault.notes import scan_notes
 
         setting = self.sources_setting

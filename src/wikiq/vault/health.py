@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wikiq.vault.catalog import Catalog
-from wikiq.vault.note_index import page_note_links
+from wikiq.vault.note_links import page_note_links
 from wikiq.vault.notes import NoteResolver, NoteScan
 
 

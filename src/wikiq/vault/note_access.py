@@ -12,7 +12,7 @@ import os
 from wikiq.errors import PageNotFound
 from wikiq.vault.access import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PageContent, PathRefused
 from wikiq.vault.catalog import Catalog
-from wikiq.vault.note_index import page_note_links
+from wikiq.vault.note_links import page_note_links
 from wikiq.vault.notes import NoteResolver, NoteScan
 from wikiq.vault.page import parse_page
 
