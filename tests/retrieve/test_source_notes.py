@@ -160,3 +160,10 @@ def test_eval_reports_note_level_source_recall(vault: Path, tmp_path: Path) -> N
     data = json.loads(res.stdout)
     assert data["overall"]["source_recall@5"] == 1.0
     assert data["per_question"][0]["sources"][0] == "raw/papers/orca"
+
+
+def test_index_reads_the_notes_once_then_none(vault: Path) -> None:
+    first = json.loads(run_wikiq("index", "--vault", str(vault), "--json").stdout)
+    again = json.loads(run_wikiq("index", "--vault", str(vault), "--json").stdout)
+    assert (first["source_notes"], first["notes_read"]) == (2, 2)
+    assert (again["source_notes"], again["notes_read"]) == (2, 0)  # unchanged: from the cache
