@@ -167,3 +167,11 @@ def test_index_reads_the_notes_once_then_none(vault: Path) -> None:
     again = json.loads(run_wikiq("index", "--vault", str(vault), "--json").stdout)
     assert (first["source_notes"], first["notes_read"]) == (2, 2)
     assert (again["source_notes"], again["notes_read"]) == (2, 0)  # unchanged: from the cache
+
+
+def test_show_prints_a_note_and_a_page_lists_its_notes(vault: Path) -> None:
+    note = json.loads(run_wikiq("show", "raw/papers/orca", "--vault", str(vault), "--json").stdout)
+    assert note["type"] == "source-note" and "U(32, 512)" in note["body"]
+    assert note["links_in"] == ["entities/orca"]
+    page = json.loads(run_wikiq("show", "concepts/batching", "--vault", str(vault), "--json").stdout)
+    assert page["notes_out"] == ["raw/notes/kernel-notes"] and page["dead_links"] == []

@@ -25,6 +25,8 @@ from wikiq.vault.access import MAX_CHARS_LIMIT, PageContent
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.health import VaultHealth, vault_health
 from wikiq.vault.note_access import find_note, read_note
+from wikiq.vault.note_links import notes_linked_from
+from wikiq.vault.notes import NoteResolver
 from wikiq.vault.page import ParsedPage
 
 _LIST_LIMIT = 10
@@ -254,6 +256,9 @@ def show(
         raise PageNotFound(f"No page '{path}' in this vault (try `wikiq pages` to list them).")
     parsed = catalog.read_page(i)  # read once: frontmatter for the facts, body for the text
     info = page_info(catalog, i, parsed)
+    resolver = NoteResolver(scan.files if scan else ())
+    info["notes_out"] = notes_linked_from(catalog, resolver, i)
+    info["dead_links"] = [t for t in info["dead_links"] if resolver.resolve(t) is None]
     if json:
         print_json(info)
         return
@@ -277,6 +282,8 @@ def show(
     out.print(f"[bold]links out[/bold] ({len(info['links_out'])})")
     for target in info["links_out"]:
         out.print(f"  → {target}", markup=False)
+    for target in info["notes_out"]:
+        out.print(f"  → {target} (source note)", markup=False)
     for target in info["dead_links"]:
         out.print(f"  ✗ {target} (dead)", markup=False)
     out.print(f"[bold]links in[/bold] ({len(info['links_in'])})")

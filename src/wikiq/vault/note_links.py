@@ -43,6 +43,13 @@ def page_note_links(catalog: Catalog, resolver: NoteResolver) -> dict[str, tuple
     return {k: tuple(v) for k, v in out.items()}
 
 
+def notes_linked_from(catalog: Catalog, resolver: NoteResolver, page: int) -> list[str]:
+    """The notes one page links to (what `show` lists beside its page links)."""
+    p = catalog.pages[page]
+    found = (_note_target(catalog, resolver, t) for t in (*p.links, *p.source_links))
+    return list(dict.fromkeys(n for n in found if n is not None))
+
+
 _NAME_ENDS = "-_ (（"
 
 
