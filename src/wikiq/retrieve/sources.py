@@ -21,7 +21,7 @@ from wikiq.vault.terms import match_terms
 
 RRF_K = 60
 THROUGH_PAGES = 3  # the notes linked from this many best pages form the second way in
-THROUGH_WEIGHT = 2.0  # its weight in the fusion (the direct search weighs 1): the link is strong
+THROUGH_WEIGHT = 1.0  # its weight in the fusion, as the direct search (plain RRF)
 THROUGH_FLOOR = 0.5  # a linked note counts when its best chunk scores this share of the best
 MAX_SOURCES = 8
 # The notes cover a question the pages do not when the coverage model, read on chunks, is at
@@ -95,16 +95,16 @@ class NoteSearch:
         self, pages: list[str], best_chunk: dict[int, int], best_score: dict[int, float]
     ) -> list[int]:
         """The notes the best pages link to, in the pages' order (the link is the evidence):
-        those whose best chunk scores at least THROUGH_FLOOR of the best, and all of the best
-        page's own notes, even one sharing no word with the question (asked in English,
-        written in Chinese: its start is shown, after the notes that match)."""
+        those whose best chunk scores at least THROUGH_FLOOR of the best chunk's score, then
+        the best page's notes that share no word with the question at all (asked in English,
+        written in Chinese: the link is the only evidence, and the note's start is shown)."""
         floor = THROUGH_FLOOR * max(best_score.values(), default=0.0)
         linked: list[int] = []
         unmatched: list[int] = []
         for rank, page in enumerate(pages[:THROUGH_PAGES]):
             for n in self.page_notes.get(page, ()):
                 if n in best_chunk:
-                    if rank == 0 or best_score[n] >= floor:
+                    if best_score[n] >= floor:
                         linked.append(n)
                 elif rank == 0:
                     first = np.nonzero(self.index.chunk_note == n)[0]
