@@ -175,3 +175,15 @@ def test_show_prints_a_note_and_a_page_lists_its_notes(vault: Path) -> None:
     assert note["links_in"] == ["entities/orca"]
     page = json.loads(run_wikiq("show", "concepts/batching", "--vault", str(vault), "--json").stdout)
     assert page["notes_out"] == ["raw/notes/kernel-notes"] and page["dead_links"] == []
+
+
+def test_a_running_wiki_takes_in_a_new_note_on_refresh(vault: Path) -> None:
+    wiki = Wiki.open(vault)
+    assert not wiki.search("Which telescope saw the quokka nebula?").sources
+    (vault / "raw/notes/nebula.md").write_text(
+        "# Nebula\n\nThe quokka nebula was seen by the Lumen telescope.\n", "utf-8"
+    )
+    assert wiki.refresh(min_interval=0)  # the pages did not change; a note did
+    found = wiki.search("Which telescope saw the quokka nebula?").sources
+    assert found and found[0].path == "raw/notes/nebula"
+    assert not wiki.refresh(min_interval=0)  # nothing new since
