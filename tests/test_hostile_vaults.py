@@ -167,3 +167,32 @@ def test_the_web_page_and_mcp_over_a_hostile_vault_stay_inside_it(hostile: Path)
         assert "hunter2" not in text and "Traceback" not in text
         text.encode("utf-8")  # valid UTF-8: no lone surrogate from the undecodable name
     assert _hashes(hostile) == before
+
+
+def test_hostile_source_notes_are_skipped_or_read_safely(hostile: Path, tmp_path: Path) -> None:
+    raw = hostile / "raw"
+    raw.mkdir()
+    (raw / "bomb.md").write_text(BOMB.replace("# Bomb", "# Bomb note"), encoding="utf-8")
+    (raw / "garbage.md").write_bytes(b"# Garbage\n\n\x00\xff\xfe orbit \x00\x00 moon\n")
+    (raw / "passwd.md").symlink_to(tmp_path / "outside" / "passwd.md")
+    os.mkfifo(raw / "pipe.md")  # reading it would hang: never opened
+    with open(os.path.join(os.fsencode(raw), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"# Cafe\n\nCoffee notes.\n")
+    before = _hashes(hostile)
+    runs = [
+        run_wikiq("doctor", "--vault", str(hostile), "--json", timeout=60),
+        run_wikiq("search", "root password bash", "--vault", str(hostile), "--json", timeout=60),
+        run_wikiq("search", "garbage orbit moon", "--vault", str(hostile), timeout=60),
+        run_wikiq("show", "raw/bomb", "--vault", str(hostile), timeout=60),
+        run_wikiq("show", "raw/passwd", "--vault", str(hostile), timeout=60),
+        run_wikiq("ask", "What is the root password for bash?", "--vault", str(hostile), timeout=60),
+    ]
+    for res in runs:
+        _clean(res)
+        assert "hunter2" not in res.stdout
+    doctor = json.loads(runs[0].stdout)
+    assert doctor["source_notes"] == 2  # bomb and garbage; the link out, the pipe, the bad name not
+    skipped = {s["file"] for s in doctor["skipped"]}
+    assert "raw/passwd.md" in skipped and "raw/caf\\xe9.md" in skipped
+    assert "Bomb note" in runs[3].stdout
+    assert _hashes(hostile) == before

@@ -92,6 +92,14 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("query_log", "bool", "WIKIQ_QUERY_LOG", "keep a local log of questions for `stats`", True),
     Key(
+        "sources",
+        "str",
+        "WIKIQ_SOURCES",
+        "source notes outside the wiki folder searched beside the pages: auto, off, or "
+        "folders separated by commas",
+        "auto",
+    ),
+    Key(
         "auto_index",
         "bool",
         "WIKIQ_AUTO_INDEX",
@@ -298,6 +306,8 @@ def _convert(key: Key, value: Any, where: str) -> Any:
             return float(value)
         if key.kind == "path":
             return Path(str(value)).expanduser()
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return ", ".join(v.strip() for v in value)  # a TOML list: sources = ["raw", "_raw"]
         if not isinstance(value, str):
             raise ValueError
         return value.strip()

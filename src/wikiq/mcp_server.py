@@ -22,6 +22,7 @@ from wikiq import __version__
 from wikiq.errors import PageNotFound, WikiqError
 from wikiq.vault import access as pages
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.note_access import find_note, read_note
 from wikiq.wiki import Wiki
 
 log = logging.getLogger("wikiq.mcp")
@@ -114,19 +115,24 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
         description=(
             "Read one page of the vault: its frontmatter and Markdown body (cut at max_chars; "
             "`truncated` says so and `offset` reads on), plus its links in and out. `path` is a "
-            "page path such as 'concepts/orbit' (a basename, title or alias also works)."
+            "page path such as 'concepts/orbit' (a basename, title or alias also works), or the "
+            "path of a source note from search's `sources` such as 'raw/papers/orca'."
         ),
         annotations=_READ_ONLY,
     )
     def read_page(
         path: str, max_chars: int = pages.DEFAULT_MAX_CHARS, offset: int = 0
     ) -> dict[str, Any]:
-        return _guard(
-            "read the page",
-            lambda: pages.read_page(
-                _fresh(wiki), path, max_chars=max_chars, offset=offset
-            ).to_dict(),
-        )
+        def run() -> dict[str, Any]:
+            catalog = _fresh(wiki)
+            scan = wiki.source_notes()
+            if find_note(scan, path) is not None and scan is not None:
+                # A source note's exact path (`raw/papers/orca`): before the pages, whose
+                # name fallback would answer with a page called `orca`.
+                return read_note(catalog, scan, path, max_chars=max_chars, offset=offset).to_dict()
+            return pages.read_page(catalog, path, max_chars=max_chars, offset=offset).to_dict()
+
+        return _guard("read the page", run)
 
     @server.tool(
         description=(

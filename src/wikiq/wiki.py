@@ -19,12 +19,16 @@ from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, catalog_is_current, open_catalog
 from wikiq.vault.locate import VaultLocation, locate_vault
+from wikiq.vault.notes import SourcesSetting, parse_sources
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, AnswerSettings, Turn
     from wikiq.answer.events import AnswerEvent
     from wikiq.answer.models import ModelChoice, Models
     from wikiq.llm.base import ChatModel
+    from wikiq.retrieve.sources import NoteSearch
+    from wikiq.vault.note_index import NoteIndex
+    from wikiq.vault.notes import NoteScan
 
 PURPOSE_FILE = "purpose.md"
 _MAX_SIDE_FILE_BYTES = 64_000
@@ -86,7 +90,56 @@ class Wiki:
             semantic = self._semantic()
             if semantic is not None:
                 self._retriever = self._retriever.with_sources(semantic=semantic)
+            self._retriever = self._retriever.with_notes(self._note_search())
         return self._retriever
+
+    @property
+    def sources_setting(self) -> SourcesSetting:
+        """Which notes outside the wiki folder are source notes (`sources` setting)."""
+        return parse_sources(self.config.get("sources"))
+
+    def note_index(self) -> NoteIndex | None:
+        """The source notes' index (built or refreshed now), or None when there are none."""
+        from wikiq.vault.note_index import open_note_index
+
+        return open_note_index(
+            self.catalog,
+            self.sources_setting,
+            cache_dir=self._open_args.get("cache_dir"),
+            use_cache=self._open_args.get("use_cache", True),
+        )
+
+    def source_notes(self) -> NoteScan | None:
+        """The source-note files (a stat each, nothing read), or None when there are none."""
+        from wikiq.vault.note_links import linked_targets
+        from wikiq.vault.notes import scan_notes
+
+        setting = self.sources_setting
+        if self.location.layout != "llm-wiki" or setting.off:
+            return None
+        linked = linked_targets(self.catalog) if setting.mode == "folders" else ()
+        scan = scan_notes(self.location, setting, linked)
+        return scan if scan.files or scan.skipped else None
+
+    def _note_search(self) -> NoteSearch | None:
+        if self.location.layout != "llm-wiki" or self.sources_setting.off:
+            return None  # a plain vault's notes are all pages already
+        from wikiq.retrieve.sources import NoteSearch
+
+        index = self.note_index()
+        return NoteSearch(index) if index is not None else None
+
+    def _notes_changed(self) -> bool:
+        """Whether a source note was added, edited or removed since the retriever read them."""
+        from wikiq.vault.note_index import notes_are_current
+
+        retriever = self._retriever
+        if retriever is None or self.location.layout != "llm-wiki" or self.sources_setting.off:
+            return False
+        scan = self.source_notes()
+        if retriever.notes is None:
+            return scan is not None and bool(scan.files)
+        return scan is None or not notes_are_current(retriever.notes.index, scan)
 
     def _semantic(self, embedder: Any = None) -> Any:
         # While a background build writes the index, search only reads it.
@@ -322,7 +375,12 @@ class Wiki:
                 return False
             self._checked = now
             if catalog_is_current(self.catalog):
-                return False
+                if not self._notes_changed():
+                    return False
+                with self._lock:
+                    self._retriever = None  # rebuilt with the notes re-read (per file)
+                    self._answerer = None
+                return True
             catalog = open_catalog(self.location, **self._open_args)
             with self._lock:
                 # Questions already running keep the objects they hold; new ones get these.

@@ -143,3 +143,51 @@ def test_a_page_resource_that_links_out_of_the_vault_is_refused(
     assert tool.is_error and "No page 'concepts/leak'" in tool.content[0].text
     assert "hunter2" not in tool.content[0].text
     assert resource_error and "hunter2" not in resource_error
+
+
+NOTE = "notes/Reading notes on a history of the space race"
+
+
+def test_search_returns_note_excerpts_and_read_page_reads_the_note(demo: Wiki) -> None:
+    async def session(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        found = data(
+            await client.call_tool(
+                "search", {"question": "How long were the Apollo and Soyuz crews docked?"}
+            )
+        )
+        return found, data(await client.call_tool("read_page", {"path": NOTE}))
+
+    found, note = run(demo, session)
+
+    assert found["sources"][0]["path"] == NOTE and "44 hours" in found["sources"][0]["text"]
+    assert note["path"] == NOTE and note["type"] == "source-note"
+    assert "44 hours" in note["body"]
+    assert "sources/reading-notes-on-a-history-of-the-space-race_dcf678" in note["links_in"]
+
+
+def test_read_page_never_reads_a_note_that_links_out_of_the_vault(
+    make_vault: VaultFactory, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("the password is hunter2\n")
+    vault = make_vault(
+        {
+            "wiki/index.md": index_md("- [[concepts/orbit|orbit]]"),
+            "wiki/concepts/orbit.md": "---\ntype: concept\n---\n# Orbit\nA path. [[raw/leak]]\n",
+            "raw/kept.md": "# Kept\n\nA note inside the vault.\n",
+        }
+    )
+    (vault / "raw" / "leak.md").symlink_to(secret)
+    wiki = Wiki.open(vault, use_cache=False)
+
+    async def session(client: Client) -> tuple[Any, Any, dict[str, Any]]:
+        leak = await client.call_tool("read_page", {"path": "raw/leak"})
+        found = data(await client.call_tool("search", {"question": "What is the password?"}))
+        kept = data(await client.call_tool("read_page", {"path": "raw/kept"}))
+        return leak, found, kept
+
+    leak, found, kept = run(wiki, session)
+
+    assert leak.is_error and "hunter2" not in leak.content[0].text
+    assert "hunter2" not in str(found)
+    assert kept["type"] == "source-note" and "inside the vault" in kept["body"]

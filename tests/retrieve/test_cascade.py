@@ -98,7 +98,7 @@ def test_same_question_same_json_twice_and_across_retrievers(space: Catalog) -> 
 
 def test_search_json_has_exactly_the_design_keys(space: Catalog) -> None:
     data = Retriever(space).retrieve("Apollo 11").to_dict("/v", "wiki")
-    assert list(data) == ["query", "vault", "wiki_folder", "arm", "covered", "pure_llm", "seeds", "results", "timings_ms", "coverage"]
+    assert list(data) == ["query", "vault", "wiki_folder", "arm", "covered", "pure_llm", "seeds", "results", "timings_ms", "coverage", "sources"]
     assert data["covered"] == "yes" and set(data["coverage"]) == {"covered", "probability", "thresholds", "features", "reason"}
     assert set(data["seeds"][0]) == {"path", "stage", "score", "matched"}
     assert set(data["results"][0]) == {"path", "title", "type", "score", "signals"}

@@ -16,7 +16,7 @@ def test_search_json_is_the_design_contract() -> None:
     res = run_wikiq("search", "Hohmann transfer orbit", "--vault", str(DEMO), "--json", "-k", "3")
     assert res.code == 0, res.stderr
     data = json.loads(res.stdout)
-    assert list(data) == ["query", "vault", "wiki_folder", "arm", "covered", "pure_llm", "seeds", "results", "timings_ms", "coverage"]
+    assert list(data) == ["query", "vault", "wiki_folder", "arm", "covered", "pure_llm", "seeds", "results", "timings_ms", "coverage", "sources"]
     assert data["covered"] == "yes"
     assert data["vault"] == str(DEMO.resolve()) and data["wiki_folder"] == "wiki"
     assert data["arm"] == "Lex+PPR" and data["pure_llm"] is False
@@ -56,7 +56,7 @@ def test_eval_reports_every_metric_in_one_process() -> None:
     assert sum(overall["covered"].values()) == overall["n"]
     assert data["by_kind"]["uncovered"]["covered"]["no"] >= 8
     first = data["per_question"][0]
-    assert set(first) == {"id", "arm", "covered", "pure_llm", "results", "ms"}
+    assert set(first) == {"id", "arm", "covered", "pure_llm", "results", "sources", "ms"}
 
 
 def test_eval_ablation_and_bad_retriever_name() -> None:

@@ -27,7 +27,23 @@ from wikiq.answer.context import (
     question_weights,
 )
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
-from wikiq.answer.extractive import Idf, extractive_text, idf_from_catalog, labels
+from wikiq.answer.excerpts import (
+    EXCERPT_SHARE,
+    EXCERPT_SHARE_NOTES_ONLY,
+    LoadedExcerpt,
+    excerpt_reserve,
+    load_excerpts,
+)
+from wikiq.answer.extractive import (
+    RELATIVE_FLOOR,
+    Idf,
+    choose_passages,
+    extractive_from,
+    idf_from_catalog,
+    labels,
+    note_quote,
+    note_quote_text,
+)
 from wikiq.answer.follow_up import search_text, standalone
 from wikiq.answer.hint import build_hint
 from wikiq.answer.placeholder import to_display
@@ -35,7 +51,7 @@ from wikiq.answer.prompts import build_messages, system_prompt, user_message
 from wikiq.answer.result import Answer, Citation, Reference, Turn
 from wikiq.errors import EmptyQuestion, ModelError
 from wikiq.llm.base import ChatModel, Message, Usage
-from wikiq.retrieve.result import ARM_LEX, Retrieval
+from wikiq.retrieve.result import ARM_LEX, ARM_NOTES, Retrieval
 from wikiq.text import count_tokens, detect_language, language_name
 from wikiq.vault.catalog import Catalog
 
@@ -43,6 +59,7 @@ __all__ = ["Answer", "AnswerSettings", "Answerer", "Citation", "Reference", "Tur
 
 # Retrieval is asked for this many candidates beyond the pages loaded: the hint names them.
 HINT_CANDIDATES = 16
+NOTE_TYPE = "source-note"  # a citation's type when it cites a source note, not a page
 _MESSAGE_OVERHEAD = 6  # tokens a chat template spends around each message
 
 BANNERS = {
@@ -165,7 +182,12 @@ class Answerer:
         )
         pure = run.retrieval.pure_llm
         checker = CitationChecker(
-            LinkChecker(self.catalog, [p.index for p in prompt.pages.pages], pure_llm=pure)
+            LinkChecker(
+                self.catalog,
+                [p.index for p in prompt.pages.pages],
+                pure_llm=pure,
+                notes={x.path: x.title for x in prompt.excerpts},
+            )
         )
         shown: list[str] = []
         if pure:
@@ -219,8 +241,13 @@ class Answerer:
         s = self.settings
         pure = run.retrieval.pure_llm
         language = language_name(run.language)
+        sources = [] if pure else run.retrieval.sources
         system = system_prompt(
-            language, pure_llm=pure, purpose=s.purpose, instructions=s.instructions
+            language,
+            pure_llm=pure,
+            purpose=s.purpose,
+            instructions=s.instructions,
+            notes=bool(sources),
         )
         # Everything in the prompt except pages, hint and history, for the budget.
         fixed = system + user_message(run.question, [], pure_llm=pure)
@@ -234,15 +261,21 @@ class Answerer:
         kept_history, history_tokens = self._fit_history(history, budget, run)
         pages = PageContext()
         hint = ""
+        excerpts: list[LoadedExcerpt] = []
         if not pure:
+            room = budget.pages + budget.history - history_tokens  # unused history goes to pages
+            share = EXCERPT_SHARE_NOTES_ONLY if run.retrieval.arm == ARM_NOTES else EXCERPT_SHARE
+            held = excerpt_reserve(sources, room, share)
             pages = load_pages(
                 self.catalog,
                 ranked,
-                budget.pages + budget.history - history_tokens,  # unused history goes to pages
+                room - held,
                 s.context,
                 limit=k,
                 weights=question_weights(run.question, self._get_idf()),
             )
+            # The excerpts come after the pages, in what the pages left (at least `held`).
+            excerpts = load_excerpts(sources, room - pages.tokens)
             if pages.left_out:
                 run.notes.append(
                     f"{len(pages.left_out)} page(s) did not fit the context window and were "
@@ -253,6 +286,7 @@ class Answerer:
         user = user_message(
             run.question,
             pages.pages,
+            excerpts=excerpts,
             hint=hint,
             arm=run.retrieval.arm,
             pure_llm=pure,
@@ -263,7 +297,7 @@ class Answerer:
             for turn in kept_history
         ]
         messages = build_messages(system, earlier, user, wiki_folder=self.wiki_folder)
-        return _Prompt(messages, budget, pages)
+        return _Prompt(messages, budget, pages, excerpts)
 
     def _fit_history(
         self, history: Sequence[Turn], budget: Budget, run: _Run
@@ -291,6 +325,7 @@ class Answerer:
         words = labels(run.language)
         ctx = PageContext()
         shown: list[str] = []
+        notes: dict[str, str] = {}  # the source note quoted, if any: path -> title
         if run.retrieval.pure_llm:
             banner = BANNERS_NO_MODEL.get(run.language, BANNERS_NO_MODEL["en"])
             shown.append(banner)
@@ -307,16 +342,29 @@ class Answerer:
             ctx.stubs = [
                 self.catalog.pages[i].path for i in ranked[:k] if self.catalog.pages[i].stub
             ]
-            raw, quoted = extractive_text(
+            chosen = choose_passages(
                 self.catalog,
                 pages,
                 run.question,
                 self._get_idf(),
-                run.language,
                 [scores.get(self.catalog.pages[i].path, 0.0) for i in pages],
             )
+            raw, quoted = extractive_from(self.catalog, chosen, pages, words)
+            # A note is quoted beside the pages only when its passage matches the question
+            # about as well as theirs (a detail they lack), and alone when only it covers it.
+            only_notes = run.retrieval.arm == ARM_NOTES
+            floor = 0.0 if only_notes or not chosen else chosen[0][1].score * RELATIVE_FLOOR
+            found = note_quote(run.retrieval.sources, run.question, self._get_idf(), floor=floor)
+            if found is not None:
+                excerpt, quote = found
+                notes[excerpt.path] = excerpt.title
+                block = note_quote_text(excerpt, quote, run.language)
+                if only_notes:
+                    raw, quoted = words["extracted"] + "\n\n" + block, []
+                else:
+                    raw = raw.rstrip("\n") + "\n\n" + block
         checker = check_text(
-            LinkChecker(self.catalog, quoted, pure_llm=run.retrieval.pure_llm), raw
+            LinkChecker(self.catalog, quoted, pure_llm=run.retrieval.pure_llm, notes=notes), raw
         )
         for block in _blocks(to_display(checker.raw_text, self.wiki_folder)):
             shown.append(block)
@@ -345,13 +393,18 @@ class Answerer:
         citations = [
             Citation(c.path, c.title, c.type, to_display(f"[[__WIKI_FOLDER__/{c.path}]]", folder))
             for c in checker.links.cited_pages()
+        ] + [
+            Citation(n.path, n.title, NOTE_TYPE, f"[[{n.path}]]")
+            for n in checker.links.cited_note_list()
         ]
         references = [
             Reference(
                 r.path,
                 r.title,
                 r.description,
-                to_display(f"[[__WIKI_FOLDER__/{r.path}|{r.title}]]", folder),
+                f"[[{r.path}|{r.title}]]"
+                if r.note
+                else to_display(f"[[__WIKI_FOLDER__/{r.path}|{r.title}]]", folder),
             )
             for r in checker.references
         ]
@@ -384,6 +437,7 @@ class _Prompt:
     messages: list[Message]
     budget: Budget
     pages: PageContext
+    excerpts: list[LoadedExcerpt]
 
 
 @dataclass

@@ -14,7 +14,7 @@ streaming is exactly the final, checked text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from wikiq.answer.context import clean_page_text
@@ -74,10 +74,17 @@ class CitedPage:
 
 @dataclass(frozen=True)
 class ReferenceLine:
-    index: int
+    index: int  # page number; -1 for a source note
     path: str
     title: str
     description: str
+    note: bool = False  # a source note (its link has no wiki-folder placeholder)
+
+
+@dataclass(frozen=True)
+class CitedNote:
+    path: str  # vault-relative, no `.md`
+    title: str
 
 
 def is_references_heading(line: str) -> bool:
@@ -99,13 +106,33 @@ def _could_be_references_heading(partial: str) -> bool:
 class LinkChecker:
     """Resolves the links of one answer against the vault and the pages that were loaded."""
 
-    def __init__(self, catalog: Catalog, loaded: Iterable[int], *, pure_llm: bool) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        loaded: Iterable[int],
+        *,
+        pure_llm: bool,
+        notes: Mapping[str, str] | None = None,
+    ) -> None:
         self.catalog = catalog
         self.loaded = list(dict.fromkeys(loaded))
         self._loaded_set = set(self.loaded)
         self.pure_llm = pure_llm
         self.cited: list[int] = []  # loaded pages cited, in order of first citation
         self.flagged: list[str] = []  # link targets as written, raw (placeholder) form
+        # Source notes an excerpt of which was in the context: path -> title. Only these
+        # may be cited; a note whose text the model never saw is no evidence.
+        self.notes = dict(notes or {})
+        self._notes_lower = {p.lower(): p for p in self.notes}
+        self.cited_notes: list[str] = []
+
+    def resolve_note(self, target: str) -> str | None:
+        """The loaded note a link names (`raw/papers/orca`, `.md` or not), else None."""
+        t = target.strip().rstrip("\\").strip().lstrip("/")
+        if t.startswith(PLACEHOLDER + "/"):
+            return None  # the model's page form: never a note
+        t = t.removesuffix(".md").removesuffix(".MD")
+        return self._notes_lower.get(t.lower())
 
     def resolve(self, target: str) -> int | None:
         t = target.strip().rstrip("\\").strip()
@@ -124,6 +151,14 @@ class LinkChecker:
         if self.pure_llm:
             self._flag(target_part)
             return label or _readable(target) or inner.strip()
+        note = self.resolve_note(target)
+        if note is not None:  # before pages: `raw/papers/orca` must not become `entities/orca`
+            if note not in self.cited_notes:
+                self.cited_notes.append(note)
+            return f"[[{note}{'|' + label if label else ''}]]"
+        if self.is_note_link(target):  # a note whose text was not in the context
+            self._flag(target_part)
+            return f"{label or f'`{target.strip()}`'} {MARK_NOT_READ}"
         i = self.resolve(target)
         if i is None:
             self._flag(target_part)
@@ -154,6 +189,23 @@ class LinkChecker:
 
     def cited_pages(self) -> list[CitedPage]:
         return [self._cited(i) for i in self.cited]
+
+    def is_note_link(self, target: str) -> bool:
+        """A link to a note outside the wiki folder (a file of the vault, not a page): it must
+        never fall through to a page of the same name."""
+        location = self.catalog.location
+        t = target.strip().rstrip("\\").strip().lstrip("/").removesuffix(".md")
+        if location.layout != "llm-wiki" or "/" not in t or t.startswith(PLACEHOLDER):
+            return False
+        if t.lower().startswith(f"{location.wiki_folder.lower()}/"):
+            return False
+        try:
+            return (location.vault / f"{t}.md").is_file()
+        except (OSError, ValueError):
+            return False
+
+    def cited_note_list(self) -> list[CitedNote]:
+        return [CitedNote(p, self.notes[p]) for p in self.cited_notes]
 
     def _cited(self, i: int) -> CitedPage:
         page = self.catalog.pages[i]
@@ -249,6 +301,7 @@ class CitationChecker:
     def _references_section(self) -> str:
         links = self.links
         described: dict[int, str] = {}
+        described_notes: dict[str, str] = {}
         removed: list[str] = []
         trailing: list[str] = []
         for line in self._references_raw.splitlines():
@@ -258,8 +311,15 @@ class CitationChecker:
                 if text and not is_references_heading(line):
                     trailing.append(line.strip())
                 continue
-            i = links.resolve(m.group(1).split("|", 1)[0].split("#", 1)[0])
+            target = m.group(1).split("|", 1)[0].split("#", 1)[0]
+            note = links.resolve_note(target)
             replaced = links.check(m.group(1))
+            if note is not None:
+                description = _clean_description(line[m.end() :])
+                if description and note not in described_notes:
+                    described_notes[note] = description
+                continue
+            i = links.resolve(target)
             if links.pure_llm:
                 continue
             if i is None or not links.is_loaded(i):
@@ -276,8 +336,11 @@ class CitationChecker:
             chosen, lead = links.loaded, NOTHING_CITED
         else:
             chosen, lead = [], ""
-        if not chosen:
+        notes = links.cited_note_list()
+        if not chosen and not notes:
             return "\n".join(trailing)
+        if notes and not links.cited:
+            chosen, lead = [], ""  # the answer cites notes only: they are its references
         self.references = [
             ReferenceLine(
                 i,
@@ -286,6 +349,9 @@ class CitationChecker:
                 described.get(i) or page_description(self.links.catalog, i),
             )
             for i in chosen
+        ] + [
+            ReferenceLine(-1, n.path, n.title, described_notes.get(n.path, ""), note=True)
+            for n in notes
         ]
         lines = [REFERENCES_HEADING, ""]
         if lead:
@@ -307,7 +373,8 @@ def _separator(body: str) -> str:
 
 def reference_line(ref: ReferenceLine) -> str:
     title = ref.title.replace("|", "/").replace("]", ")").replace("[", "(")
-    line = f"- [[{PLACEHOLDER}/{ref.path}|{title}]]"
+    target = ref.path if ref.note else f"{PLACEHOLDER}/{ref.path}"
+    line = f"- [[{target}|{title}]]"
     return f"{line} — {ref.description}" if ref.description else line
 
 
@@ -370,7 +437,7 @@ def links_to_placeholder(text: str, catalog: Catalog) -> str:
     def rewrite(m: re.Match[str]) -> str:
         target, bar, label = m.group(1).partition("|")
         path, hash_, heading = target.partition("#")
-        i = links.resolve(path)
+        i = None if links.is_note_link(path) else links.resolve(path)
         if i is None:
             return m.group(0)
         return f"[[{PLACEHOLDER}/{catalog.pages[i].path}{hash_}{heading}{bar}{label}]]"

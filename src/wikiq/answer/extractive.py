@@ -17,6 +17,7 @@ import numpy as np
 
 from wikiq.answer.context import clean_page_text, question_weights
 from wikiq.answer.placeholder import PLACEHOLDER
+from wikiq.retrieve.result import SourceExcerpt
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import CALLOUT, mask_code, without_block_ids
 from wikiq.vault.terms import match_terms
@@ -39,6 +40,7 @@ LABELS = {
             "passages that best match the question, quoted as written.*"
         ),
         "from": "From {link}:",
+        "from_note": "From the source note {link}:",
         "nothing": (
             "*Extracted from your vault, not generated: no model is configured, and none of the "
             "closest pages has a passage that mentions the question's words. These pages came "
@@ -55,6 +57,7 @@ LABELS = {
     "zh": {
         "extracted": "*摘自你的知识库，并非生成的回答：未配置模型，以下是与问题最相关的原文段落。*",
         "from": "摘自 {link}：",
+        "from_note": "摘自原始笔记 {link}：",
         "nothing": "*摘自你的知识库，并非生成的回答：未配置模型，且最接近的页面中没有提到问题关键词的段落。最接近的页面如下：*",
         "uncovered": "你的知识库中没有关于这个问题的页面。可以添加相关笔记{plugin}，或配置一个模型以获得基于通用知识的回答。",
         "plugin": "（例如用 LLM Wiki 插件导入资料）",
@@ -250,6 +253,16 @@ def extractive_text(
     """
     words = labels(language)
     chosen = choose_passages(catalog, ranked, question, idf, page_scores)
+    return extractive_from(catalog, chosen, ranked, words)
+
+
+def extractive_from(
+    catalog: Catalog,
+    chosen: Sequence[tuple[int, Passage]],
+    ranked: Sequence[int],
+    words: dict[str, str],
+) -> tuple[str, list[int]]:
+    """`extractive_text` from passages already chosen (the caller weighs them first)."""
     if not chosen:
         return words["nothing"] + "\n", list(ranked)
     groups: dict[int, list[Passage]] = {}
@@ -262,3 +275,27 @@ def extractive_text(
         for passage in sorted(group, key=lambda p: p.position):
             parts.append("> " + passage.text)
     return "\n\n".join(parts) + "\n", list(groups)
+
+
+def note_quote(
+    sources: Sequence[SourceExcerpt], question: str, idf: Idf, *, floor: float = 0.0
+) -> tuple[SourceExcerpt, str] | None:
+    """The best source-note excerpt's best passage (trimmed like a page's), with its excerpt;
+    None when no excerpt shares a word with the question or none scores `floor`."""
+    weights = question_weights(question, idf)
+    best: tuple[float, SourceExcerpt, str] | None = None
+    for rank, x in enumerate(sources[:MAX_QUOTES]):
+        for text in passages(x.text):
+            if not set(weights) & set(match_terms(text)):
+                continue
+            quote, score = best_excerpt(text, weights)
+            score *= 1 - 0.05 * rank  # ties go to the excerpt retrieval ranked higher
+            if best is None or score > best[0]:
+                best = (score, x, quote)
+    return (best[1], best[2]) if best and best[0] >= floor else None
+
+
+def note_quote_text(excerpt: SourceExcerpt, quote: str, language: str) -> str:
+    """The quote in raw form, under a line naming the note as `[[raw/papers/orca]]`."""
+    link = f"[[{excerpt.path}]]"
+    return labels(language)["from_note"].format(link=link) + "\n\n> " + quote + "\n"

@@ -11,7 +11,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.app import (
+    JsonOpt,
+    SourcesOpt,
+    VaultOpt,
+    WikiFolderOpt,
+    app,
+    open_wiki,
+    print_json,
+)
 from wikiq.cli.output import stdout_console
 from wikiq.cli.tips import semantic_index_tip
 from wikiq.config import Config, load_config
@@ -104,6 +112,7 @@ def model_config(
     context: str | None = None,
     pages: int | None = None,
     answer_tokens: int | None = None,
+    sources: str | None = None,
 ) -> Config:
     """The settings with this command's model flags on top: the same on ask, chat, serve, mcp."""
     return load_config(
@@ -115,6 +124,7 @@ def model_config(
             "context": context,
             "pages": pages,
             "answer_tokens": answer_tokens,
+            "sources": sources,
         }
     )
 
@@ -136,6 +146,7 @@ def ask(
     k: PagesOpt = None,
     answer_tokens: AnswerTokensOpt = None,
     json: JsonOpt = False,
+    sources: SourcesOpt = None,
 ) -> None:
     """Answer a question from your vault, with \\[\\[wiki-link]] citations and ## References.
 
@@ -161,6 +172,7 @@ def ask(
         context=context,
         pages=k,
         answer_tokens=answer_tokens,
+        sources=sources,
     )
     try:
         if json:

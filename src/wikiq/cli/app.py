@@ -43,6 +43,24 @@ WikiFolderOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+SourcesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sources",
+        help="Source notes outside the wiki folder: auto, off, or folders separated by commas "
+        "\\[default: auto; WIKIQ_SOURCES].",
+        show_default=False,
+    ),
+]
+
+
+def sources_config(sources: str | None) -> Config | None:
+    """The user's config with `--sources` on top (None: the config as it is)."""
+    if sources is None:
+        return None
+    from wikiq.config import load_config
+
+    return load_config(flags={"sources": sources})
 
 
 def open_wiki(vault: Path | None, wiki_folder: str | None, config: Config | None = None) -> Wiki:

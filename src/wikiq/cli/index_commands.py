@@ -90,7 +90,7 @@ def index(
     ] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Read the vault into wikiq's cache; with --embed, embed its pages for semantic search.
+    """Read the vault (pages and source notes) into wikiq's cache; with --embed, embed its pages.
 
     The index lives in wikiq's cache folder, never in the vault. A second run embeds only the
     pages that changed; an interrupted run resumes where it stopped.
@@ -115,18 +115,23 @@ def index(
             )
         return
     if not embed:
+        notes = wiki.note_index()  # source notes outside the wiki folder: built or refreshed
         if json:
             print_json(
                 {
                     "pages": len(wiki.catalog),
                     "files_read": wiki.catalog.files_read,
                     "cache_file": str(wiki.catalog.cache_file or ""),
+                    "source_notes": len(notes) if notes else 0,
+                    "notes_read": notes.files_read if notes else 0,
                     "embeddings": embedding_state(wiki),
                 }
             )
             return
         out = stdout_console()
         out.print(f"{len(wiki.catalog)} pages ({wiki.catalog.files_read} read now).")
+        if notes:
+            out.print(f"{len(notes)} source notes ({notes.files_read} read now).")
         print_embedding_state(wiki, out)
         return
     with _open_embedder(model, base_url, workers) as embedder:

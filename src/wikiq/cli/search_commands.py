@@ -12,7 +12,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.app import (
+    JsonOpt,
+    SourcesOpt,
+    VaultOpt,
+    WikiFolderOpt,
+    app,
+    open_wiki,
+    print_json,
+    sources_config,
+)
 from wikiq.cli.output import stdout_console
 from wikiq.cli.tips import semantic_index_tip
 from wikiq.errors import ConfigError
@@ -53,6 +62,7 @@ def search(
         ),
     ] = False,
     retriever: RetrieverOpt = "full",
+    sources: SourcesOpt = None,
 ) -> None:
     """Find the pages that answer a question, without asking a model to write an answer.
 
@@ -61,7 +71,7 @@ def search(
       wikiq search "嫦娥四号在哪里着陆？" --explain\n
       wikiq search "heart failure" --json | jq '.results[].path'
     """
-    wiki = open_wiki(vault, wiki_folder)
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
     result = wiki.search(question, k=k, settings=_settings(retriever))
     if json:
         print_json(result.to_dict(str(wiki.location.vault), wiki.location.wiki_folder))
@@ -133,9 +143,24 @@ def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | N
             row += [_signal(p.signals.get(col), col, digits) for col in signals]
         table.add_row(*row)
     out.print(table)
+    _print_sources(r, out)
     if explain:
         timings = "  ".join(f"{k} {v:.2f}ms" for k, v in r.timings_ms.items())
         out.print(f"[dim]{timings}[/dim]")
+
+
+SOURCES_SHOWN = 3  # excerpts under the pages in the terminal (--json has them all)
+
+
+def _print_sources(r: Retrieval, out: Console) -> None:
+    """The best source-note excerpts, one line each (vault text printed as text, not markup)."""
+    if not r.sources:
+        return
+    out.print("[bold]Source notes[/bold]")
+    for x in r.sources[:SOURCES_SHOWN]:
+        line = " ".join(x.text.split())
+        short = line[:160] + ("…" if len(line) > 160 else "")
+        out.print(f"  {x.score:.2f}  [[{x.path}]]  {short}", markup=False, highlight=False)
 
 
 # Open questions are ranked by reciprocal rank fusion: each channel's rank is what counts.
@@ -201,6 +226,7 @@ def eval_command(
     wiki_folder: WikiFolderOpt = None,
     json: JsonOpt = False,
     retriever: RetrieverOpt = "full",
+    sources: SourcesOpt = None,
 ) -> None:
     """Measure retrieval on a questions file: recall@5/@10, all-gold@5, MRR, abstention, latency.
 
@@ -213,7 +239,7 @@ def eval_command(
       wikiq eval examples/demo-questions.jsonl --vault examples/demo-vault\n
       wikiq eval questions.jsonl --retriever lexical --json
     """
-    wiki = open_wiki(vault, wiki_folder)
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
     settings = _settings(retriever)
     items = load_questions(questions)
     retr = wiki.retriever.with_settings(**settings.__dict__)
@@ -253,11 +279,20 @@ def eval_command(
     for c in cols:
         table.add_column(c, justify="right")
     table.add_column("covered y/u/n", justify="right")
+    extra = []  # source_recall@5 only for questions files with gold_sources
+    if data["overall"].get("source_recall@5") is not None:
+        extra.append("source_recall@5")
+        table.add_column("source_recall@5", justify="right")
     rows = [("overall", data["overall"]), *data["by_kind"].items()]
     for name, summary in rows:
         counts = summary["covered"]
         covered = f"{counts['yes']}/{counts['uncertain']}/{counts['no']}"
-        table.add_row(escape(name), *[_fmt(summary[c]) for c in cols], covered)
+        table.add_row(
+            escape(name),
+            *[_fmt(summary[c]) for c in cols],
+            covered,
+            *[_fmt(summary[c]) for c in extra],
+        )
     stdout_console().print(table)
 
 

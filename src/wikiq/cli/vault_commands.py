@@ -9,11 +9,24 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
+from wikiq.cli.app import (
+    JsonOpt,
+    SourcesOpt,
+    VaultOpt,
+    WikiFolderOpt,
+    app,
+    open_wiki,
+    print_json,
+    sources_config,
+)
 from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
+from wikiq.vault.access import MAX_CHARS_LIMIT, PageContent
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.health import VaultHealth, vault_health
+from wikiq.vault.note_access import find_note, read_note
+from wikiq.vault.note_links import notes_linked_from
+from wikiq.vault.notes import NoteResolver
 from wikiq.vault.page import ParsedPage
 
 _LIST_LIMIT = 10
@@ -21,7 +34,10 @@ _LIST_LIMIT = 10
 
 @app.command()
 def doctor(
-    vault: VaultOpt = None, wiki_folder: WikiFolderOpt = None, json: JsonOpt = False
+    vault: VaultOpt = None,
+    wiki_folder: WikiFolderOpt = None,
+    json: JsonOpt = False,
+    sources: SourcesOpt = None,
 ) -> None:
     """Check a vault: where it is, page counts, index gaps, dead links, stubs, broken pages, cache.
 
@@ -29,8 +45,8 @@ def doctor(
       wikiq doctor --vault ~/Obsidian/MyVault\n
       wikiq doctor --json | jq .dead_links
     """
-    wiki = open_wiki(vault, wiki_folder)
-    health = vault_health(wiki.catalog)
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
+    health = vault_health(wiki.catalog, wiki.source_notes())
     config = _config_report()
     from wikiq.cli.index_commands import embedding_state, print_embedding_state
 
@@ -101,6 +117,12 @@ def _print_health(h: VaultHealth) -> None:
         _print_list(out, h.index_without_page, "listed in index.md but missing on disk")
     out.print(f"[bold]Links[/bold]        {h.links} resolved; {len(h.dead_links)} dead")
     _print_list(out, [f"{d['page']} → [[{d['target']}]]" for d in h.dead_links], "dead links")
+    if h.source_notes:
+        where = ", ".join(f"{n} in {f}" for f, n in h.source_folders.items())
+        out.print(
+            f"[bold]Source notes[/bold] {h.source_notes} ({escape(where)}); "
+            f"{h.note_links} page→note links resolve to them"
+        )
     out.print(
         f"[bold]Stubs[/bold]        {len(h.stubs)} (generation_complete: false); reviewed: {h.reviewed}"
     )
@@ -223,12 +245,20 @@ def show(
       wikiq show concepts/orbit --meta\n
       wikiq show "Neil Armstrong" --json
     """
-    catalog = open_wiki(vault, wiki_folder).catalog
+    wiki = open_wiki(vault, wiki_folder)
+    catalog = wiki.catalog
+    scan = wiki.source_notes()
+    if scan is not None and find_note(scan, path) is not None:
+        _show_note(read_note(catalog, scan, path, max_chars=MAX_CHARS_LIMIT), json=json)
+        return
     i = catalog.find(path)
     if i is None:
         raise PageNotFound(f"No page '{path}' in this vault (try `wikiq pages` to list them).")
     parsed = catalog.read_page(i)  # read once: frontmatter for the facts, body for the text
     info = page_info(catalog, i, parsed)
+    resolver = NoteResolver(scan.files if scan else ())
+    info["notes_out"] = notes_linked_from(catalog, resolver, i)
+    info["dead_links"] = [t for t in info["dead_links"] if resolver.resolve(t) is None]
     if json:
         print_json(info)
         return
@@ -252,10 +282,26 @@ def show(
     out.print(f"[bold]links out[/bold] ({len(info['links_out'])})")
     for target in info["links_out"]:
         out.print(f"  → {target}", markup=False)
+    for target in info["notes_out"]:
+        out.print(f"  → {target} (source note)", markup=False)
     for target in info["dead_links"]:
         out.print(f"  ✗ {target} (dead)", markup=False)
     out.print(f"[bold]links in[/bold] ({len(info['links_in'])})")
     for source in info["links_in"]:
+        out.print(f"  ← {source}", markup=False)
+
+
+def _show_note(note: PageContent, *, json: bool) -> None:
+    """`show` for a source note: its text, then the pages that link to it."""
+    if json:
+        print_json(note.to_dict())
+        return
+    out = stdout_console()
+    out.print(f"[bold]{escape(note.title)}[/bold]  {escape(f'({note.path}, source note)')}")
+    body = note.body.strip("\n")
+    out.print(body + "\n" if body else "(no text)", markup=False, highlight=False)
+    out.print(f"[bold]links in[/bold] ({len(note.links_in)})")
+    for source in note.links_in:
         out.print(f"  ← {source}", markup=False)
 
 

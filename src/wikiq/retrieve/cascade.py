@@ -44,6 +44,7 @@ from wikiq.retrieve.result import (
     Seed,
 )
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
+from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.translation import translated_groups
 from wikiq.text.glossary import chinese_english
 from wikiq.text.language import detect_language
@@ -87,6 +88,7 @@ class Retriever:
     keywords: KeywordSource | None = None
     semantic: SemanticSource | None = None
     _indexes: RetrievalIndexes | None = None
+    notes: NoteSearch | None = None  # source notes outside the wiki folder (retrieve/sources.py)
 
     @property
     def indexes(self) -> RetrievalIndexes:
@@ -106,6 +108,7 @@ class Retriever:
             keywords or self.keywords,
             semantic or self.semantic,
             self._indexes,
+            self.notes,
         )
 
     def with_settings(self, **changes: object) -> Retriever:
@@ -117,7 +120,11 @@ class Retriever:
             self.settings.in_weight,
         ):
             ix = ix.with_walk(self.catalog, new.direction, new.in_weight)
-        return Retriever(self.catalog, new, self.keywords, self.semantic, ix)
+        return Retriever(self.catalog, new, self.keywords, self.semantic, ix, self.notes)
+
+    def with_notes(self, notes: NoteSearch | None) -> Retriever:
+        """The same retriever (sharing indexes) with source notes searched beside the pages."""
+        return replace(self, notes=notes)
 
     # --- the cascade ---------------------------------------------------------------------
 
@@ -206,8 +213,7 @@ class Retriever:
         if pure:
             arm = ARM_PURE_LLM
             reason = covered.reason
-        timings["total"] = _ms(t0)
-        return Retrieval(
+        retrieval = Retrieval(
             question,
             arm,
             pure,
@@ -219,6 +225,12 @@ class Retriever:
             covered=covered.covered,
             coverage=covered.to_dict(),
         )
+        if self.notes is not None:  # the source-note excerpts, and their say in coverage
+            t = time.perf_counter()
+            retrieval = with_sources(retrieval, self.notes)
+            timings["sources"] = _ms(t)
+        timings["total"] = _ms(t0)
+        return retrieval
 
     def _plain_bm25(
         self,

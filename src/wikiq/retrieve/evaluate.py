@@ -1,6 +1,7 @@
 """`wikiq eval`: recall, all-gold, MRR, abstention and latency over a questions file.
 
-Questions are JSON lines `{"id", "question", "gold": [paths], "kind"?, "exclude"?, "also_ok"?}`.
+Questions are JSON lines `{"id", "question", "gold": [paths], "kind"?, "exclude"?, "also_ok"?,
+"gold_sources"?}`; `gold_sources` (source notes holding the answer) gives `source_recall@5`.
 Excluded pages (leave-one-out: the page whose title is the query) are removed before scoring;
 `also_ok` pages count as a hit for a single-gold question; a question answered as not covered
 (pureLLM) scores 0, since its answer quotes no page.
@@ -31,6 +32,7 @@ class EvalQuestion:
     kind: str = ""
     exclude: tuple[str, ...] = ()
     also_ok: tuple[str, ...] = ()  # pages that also fully answer a single-gold question
+    gold_sources: tuple[str, ...] = ()  # source notes that hold the answer
 
 
 @dataclass
@@ -44,6 +46,8 @@ class QuestionOutcome:
     gold: tuple[str, ...] = field(default=(), repr=False)
     covered: str = "yes"
     also_ok: tuple[str, ...] = field(default=(), repr=False)
+    sources: list[str] = field(default_factory=list)  # distinct source notes, best first
+    gold_sources: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +56,7 @@ class QuestionOutcome:
             "covered": self.covered,
             "pure_llm": self.pure_llm,
             "results": self.results,
+            "sources": self.sources,
             "ms": round(self.ms, 3),
         }
 
@@ -82,6 +87,7 @@ def load_questions(path: Path) -> list[EvalQuestion]:
                 kind=str(data.get("kind") or ""),
                 exclude=tuple(str(e) for e in data.get("exclude", [])),
                 also_ok=tuple(str(e) for e in data.get("also_ok", [])),
+                gold_sources=tuple(str(e) for e in data.get("gold_sources", [])),
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise WikiqError(
@@ -103,9 +109,20 @@ def run_questions(
         r = retrieve(q.question, EVAL_DEPTH, frozenset(q.exclude))
         ms = (time.perf_counter() - start) * 1000.0
         results = [p.path for p in r.results if p.path not in q.exclude][:EVAL_DEPTH]
+        notes = list(dict.fromkeys(x.path for x in r.sources))[:EVAL_DEPTH]
         outcomes.append(
             QuestionOutcome(
-                q.id, q.kind, r.arm, r.pure_llm, results, ms, q.gold, r.covered, q.also_ok
+                q.id,
+                q.kind,
+                r.arm,
+                r.pure_llm,
+                results,
+                ms,
+                q.gold,
+                r.covered,
+                q.also_ok,
+                notes,
+                q.gold_sources,
             )
         )
         if on_progress:
@@ -149,6 +166,14 @@ def summarize(outcomes: list[QuestionOutcome]) -> dict[str, Any]:
         "abstain_acc": _mean([float(o.pure_llm) for o in uncovered]),
         "false_abstain": _mean([float(o.pure_llm) for o in answerable]),
         "covered": {c: sum(o.covered == c for o in outcomes) for c in ("yes", "uncertain", "no")},
+        # Note-level: the share of gold notes among the first five distinct notes of `sources`.
+        "source_recall@5": _mean(
+            [
+                len(set(o.sources[:5]) & set(o.gold_sources)) / len(set(o.gold_sources))
+                for o in outcomes
+                if o.gold_sources
+            ]
+        ),
         "p50_ms": round(float(np.percentile(ms, 50)), 3),
         "p95_ms": round(float(np.percentile(ms, 95)), 3),
     }

@@ -12,6 +12,7 @@ ARM_BODY = "Body+PPR"  # page text leads: a question that names no page
 ARM_SUBJECT = "Sources+PPR"  # the question names the whole vault's subject: its sources
 ARM_SEMANTIC = "Sem+PPR"  # embeddings lead (optional Stage 0)
 ARM_PURE_LLM = "LLM+KB"  # not covered: pureLLM, answer from general knowledge
+ARM_NOTES = "Src+PPR"  # only a source note outside the wiki answers it (pages still ranked)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,30 @@ class RankedPage:
         }
 
 
+@dataclass(frozen=True)
+class SourceExcerpt:
+    """A passage of a source note: `text` is exactly the note's `[start:end]` (characters)."""
+
+    path: str  # vault-relative, no `.md`: `raw/papers/orca_osdi2022`
+    title: str
+    start: int
+    end: int
+    score: float  # relative: the best excerpt is 1.0
+    text: str
+    pages: tuple[str, ...] = ()  # pages that link to the note
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "start": self.start,
+            "end": self.end,
+            "score": round(self.score, 4),
+            "text": self.text,
+            "pages": list(self.pages),
+        }
+
+
 @dataclass
 class Retrieval:
     """The outcome of `retrieve`: everything `search --json` prints and answering needs."""
@@ -65,6 +90,7 @@ class Retrieval:
     explain: dict[str, Any] = field(default_factory=dict)  # extra detail for --explain
     covered: str = "yes"  # the coverage decision: "yes", "uncertain" or "no" (= pure_llm)
     coverage: dict[str, Any] = field(default_factory=dict)  # its features and probability
+    sources: list[SourceExcerpt] = field(default_factory=list)  # source-note excerpts, best first
 
     def to_dict(self, vault: str = "", wiki_folder: str = "") -> dict[str, Any]:
         """The `search --json` object of DESIGN.md, key for key."""
@@ -79,4 +105,5 @@ class Retrieval:
             "results": [r.to_dict() for r in self.results],
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "coverage": self.coverage,
+            "sources": [x.to_dict() for x in self.sources],
         }

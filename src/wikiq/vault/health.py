@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.note_links import page_note_links
+from wikiq.vault.notes import NoteResolver, NoteScan
 
 
 @dataclass
@@ -31,13 +33,17 @@ class VaultHealth:
     cache_age_s: float | None
     files_read: int
     notes: list[str] = field(default_factory=list)
+    source_notes: int = 0  # notes outside the wiki folder searched beside the pages
+    source_folders: dict[str, int] = field(default_factory=dict)  # top folder -> notes
+    note_links: int = 0  # page→note links (no longer reported as dead)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def vault_health(catalog: Catalog) -> VaultHealth:
-    """Counts and lists of everything a user may want to fix in a vault."""
+def vault_health(catalog: Catalog, notes: NoteScan | None = None) -> VaultHealth:
+    """Counts and lists of everything a user may want to fix in a vault; `notes` are its
+    source notes (links to them are not dead)."""
     loc = catalog.location
     pages = catalog.pages
     llm_wiki = loc.layout == "llm-wiki"
@@ -62,6 +68,8 @@ def vault_health(catalog: Catalog) -> VaultHealth:
         cache_age_s=round(time.time() - catalog.built_at, 1) if catalog.built_at else None,
         files_read=catalog.files_read,
     )
+    if notes is not None and notes.files:
+        _add_notes(health, catalog, notes)
     if llm_wiki and health.not_in_index:
         health.notes.append(
             f"{len(health.not_in_index)} page(s) exist on disk but are not listed in index.md; "
@@ -82,3 +90,14 @@ def vault_health(catalog: Catalog) -> VaultHealth:
             "(title from the file name)."
         )
     return health
+
+
+def _add_notes(health: VaultHealth, catalog: Catalog, notes: NoteScan) -> None:
+    """Source-note counts; a dead link that names a note is a note link, not dead."""
+    resolver = NoteResolver(notes.files)
+    health.source_notes = len(notes.files)
+    folders = Counter(f.split("/", 1)[0] if "/" in f else "(vault root)" for f in notes.files)
+    health.source_folders = dict(sorted(folders.items(), key=lambda kv: (-kv[1], kv[0])))
+    health.note_links = sum(len(p) for p in page_note_links(catalog, resolver).values())
+    health.dead_links = [d for d in health.dead_links if resolver.resolve(d["target"]) is None]
+    health.skipped += [{"file": f, "reason": why} for f, why in notes.skipped]

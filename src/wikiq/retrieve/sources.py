@@ -1,0 +1,181 @@
+"""Source notes in retrieval: the excerpts beside the ranked pages, and the notes' say in coverage.
+
+Two ways in, fused by reciprocal rank: through the pages (the notes the best pages link to,
+searched for the question: the page→note link is strong evidence) and directly (BM25 over
+every note's chunks). Pages stay the ranked results, untouched. A question the pages do not
+cover but one note clearly does is covered under its own arm, `Src+PPR`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from wikiq.retrieve.body import BodyHits, BodyIndex
+from wikiq.retrieve.coverage import CoverageFeatures, coverage_probability
+from wikiq.retrieve.result import ARM_NOTES, Retrieval, SourceExcerpt
+from wikiq.text.stopwords import content_terms
+from wikiq.vault.note_index import NoteIndex, iter_excerpts
+from wikiq.vault.terms import match_terms
+
+RRF_K = 60
+THROUGH_PAGES = 3  # the notes linked from this many best pages form the second way in
+THROUGH_WEIGHT = 1.0  # its weight in the fusion, as the direct search (plain RRF)
+THROUGH_FLOOR = 0.5  # a linked note counts when its best chunk scores this share of the best
+MAX_SOURCES = 8
+# The notes cover a question the pages do not when the coverage model, read on chunks, is at
+# least this sure. Not the pages' 0.5: a question about a name only the notes mention is
+# usually absent from them too (dev sets: 3 absent questions reach 0.55-0.66, the one
+# source-only question the pages miss 0.55; docs/BENCHMARKS.md, "Source notes").
+NOTES_COVERED = 0.75
+
+
+@dataclass(frozen=True)
+class NoteEvidence:
+    """What the notes say about a question: the best chunk's share of the question's
+    distinctive words, and the coverage model's probability read on chunks."""
+
+    probability: float
+    features: CoverageFeatures
+
+    def to_dict(self) -> dict[str, object]:
+        return {"probability": round(self.probability, 4), "features": self.features.to_dict()}
+
+
+class NoteSearch:
+    """BM25 over the chunks of every source note, plus the page→note links."""
+
+    def __init__(self, index: NoteIndex) -> None:
+        self.index = index
+        self.bm25 = BodyIndex(index.terms)
+        self.page_notes: dict[str, list[int]] = {}
+        for note, pages in index.links.items():
+            n = index.by_path.get(note)
+            if n is not None:
+                for page in pages:
+                    self.page_notes.setdefault(page, []).append(n)
+
+    def find(
+        self, question: str, pages: list[str], *, k: int = MAX_SOURCES
+    ) -> tuple[list[SourceExcerpt], NoteEvidence]:
+        """The best excerpt of each of the best notes, and the notes' evidence."""
+        terms = content_terms(match_terms(question))
+        hits = self.bm25.search(terms, limit=max(self.bm25.n_docs, 1))
+        evidence = self._evidence(hits, terms)
+        best_chunk, best_score = self._best_chunks(hits)
+        direct = list(best_chunk)  # notes by their best chunk
+        through = self._through_pages(pages, best_chunk, best_score)
+        fused: dict[int, float] = {}
+        for ranking, weight in ((direct, 1.0), (through, THROUGH_WEIGHT)):
+            for rank, n in enumerate(ranking, start=1):
+                fused[n] = fused.get(n, 0.0) + weight / (RRF_K + rank)
+        order = sorted(fused, key=lambda n: (-fused[n], -best_score[n], n))[:k]
+        if not order:
+            return [], evidence
+        chunks = [best_chunk[n] for n in order]
+        texts = iter_excerpts(self.index, chunks)
+        top = fused[order[0]]
+        return [
+            self._excerpt(n, c, fused[n] / top, text)
+            for n, c, text in zip(order, chunks, texts, strict=True)
+        ], evidence
+
+    def _best_chunks(self, hits: BodyHits) -> tuple[dict[int, int], dict[int, float]]:
+        """Note -> its best chunk and that chunk's score, notes in the order of their best
+        chunk (hits come best first, so a note's first hit is its best)."""
+        notes = self.index.chunk_note[hits.pages]
+        _, first = np.unique(notes, return_index=True)
+        first.sort()
+        best_chunk = {int(notes[i]): int(hits.pages[i]) for i in first}
+        best_score = {int(notes[i]): float(hits.scores[i]) for i in first}
+        return best_chunk, best_score
+
+    def _through_pages(
+        self, pages: list[str], best_chunk: dict[int, int], best_score: dict[int, float]
+    ) -> list[int]:
+        """The notes the best pages link to, in the pages' order (the link is the evidence):
+        those whose best chunk scores at least THROUGH_FLOOR of the best chunk's score, then
+        the best page's notes that share no word with the question at all (asked in English,
+        written in Chinese: the link is the only evidence, and the note's start is shown)."""
+        floor = THROUGH_FLOOR * max(best_score.values(), default=0.0)
+        linked: list[int] = []
+        unmatched: list[int] = []
+        for rank, page in enumerate(pages[:THROUGH_PAGES]):
+            for n in self.page_notes.get(page, ()):
+                if n in best_chunk:
+                    if best_score[n] >= floor:
+                        linked.append(n)
+                elif rank == 0:
+                    first = np.nonzero(self.index.chunk_note == n)[0]
+                    if len(first):
+                        best_chunk[n], best_score[n] = int(first[0]), 0.0
+                        unmatched.append(n)
+        return list(dict.fromkeys(linked + unmatched))
+
+    def _excerpt(self, n: int, chunk: int, score: float, text: str) -> SourceExcerpt:
+        note = self.index.notes[n]
+        return SourceExcerpt(
+            note.path,
+            note.title,
+            int(self.index.chunk_start[chunk]),
+            int(self.index.chunk_end[chunk]),
+            score,
+            text,
+            self.index.links.get(note.path, ()),
+        )
+
+    def _evidence(self, hits: BodyHits, terms: list[str]) -> NoteEvidence:
+        """The coverage model's features read on chunks instead of pages (shares and ratios,
+        so they mean the same on both), without the name feature (a note has no aliases)."""
+        cov, scores = hits.coverage, hits.scores
+        gap = 0.0
+        if len(scores) > 1 and scores[0] > 0:
+            gap = float((scores[0] - np.mean(scores[1:10])) / scores[0])
+        features = CoverageFeatures(
+            text_coverage=float(cov[0]) if len(cov) else 0.0,
+            text_best3=float(cov[:3].max()) if len(cov) else 0.0,
+            known=self.bm25.known_share(terms),
+            text_gap=gap,
+            name=0.0,
+            sem_standout=0.0,
+            foreign=0.0,
+        )
+        return NoteEvidence(coverage_probability(features), features)
+
+    def knows(self, word: str) -> bool:
+        """Whether some note holds every term of `word` (a name no page mentions)."""
+        ids = self.bm25.term_ids
+        return all(t in ids for t in match_terms(word))
+
+
+def with_sources(retrieval: Retrieval, notes: NoteSearch, *, k: int = MAX_SOURCES) -> Retrieval:
+    """`retrieval` with its source excerpts; a question the pages leave uncovered that one
+    note clearly answers becomes covered, under its own arm."""
+    pages = [r.path for r in retrieval.results]
+    sources, evidence = notes.find(retrieval.query, pages, k=k)
+    retrieval.sources = sources
+    coverage = dict(retrieval.coverage)
+    coverage["notes"] = evidence.to_dict()
+    retrieval.coverage = coverage
+    if not sources or retrieval.covered != "no" or not _notes_cover(retrieval, notes, evidence):
+        return retrieval
+    reason = f"a source note answers it: {sources[0].path}"
+    coverage.update(covered="yes", reason=reason)
+    return replace(
+        retrieval,
+        arm=ARM_NOTES,
+        pure_llm=False,
+        covered="yes",
+        reason=reason,
+        coverage=coverage,
+    )
+
+
+def _notes_cover(retrieval: Retrieval, notes: NoteSearch, evidence: NoteEvidence) -> bool:
+    """The notes cover what the pages do not: the coverage model says so on chunks, and every
+    name the question asks about that no page mentions is in a note."""
+    unknown = retrieval.coverage.get("features", {}).get("unknown_names", [])
+    if any(not notes.knows(w) for w in unknown):
+        return False
+    return evidence.probability >= NOTES_COVERED

@@ -1,0 +1,260 @@
+"""The index of a vault's source notes: chunks with exact offsets, their terms, and which pages
+link to each note; cached outside the vault and refreshed per file like the catalog.
+
+Chunks come from the embedding chunker (fence-aware, `text[start:end]` exact); terms from the
+pages' tokenizer, so a question matches notes and pages alike. An unchanged vault loads the
+cache without reading a note; an edited note re-reads that one file. Text is read on demand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wikiq.embed.chunking import chunk_page
+from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
+from wikiq.vault import store
+from wikiq.vault.cache import vault_cache_dir
+from wikiq.vault.catalog import Catalog
+from wikiq.vault.note_links import linked_targets, note_links
+from wikiq.vault.notes import NoteResolver, NoteScan, SourcesSetting, scan_notes
+from wikiq.vault.page import parse_page
+from wikiq.vault.scan import FileStat
+from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
+
+# Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
+NOTES_FORMAT = 2
+# Characters per chunk: about a paragraph or two, the size the source-question baseline used
+# (bench/README: 800-character paragraph chunks); a passage that answers one detail.
+NOTE_CHUNK_BUDGET = 800
+NOTE_CHUNK_OVERLAP = 100
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str  # vault-relative, no `.md`: `raw/papers/orca_osdi2022`
+    title: str
+    size: int
+    mtime_ns: int
+    problem: str = ""  # why the note was read only in part (or not at all)
+
+
+@dataclass
+class NoteIndex:
+    """Source notes and their chunks; chunk arrays index `terms.matrix` rows."""
+
+    vault: Path
+    notes: list[Note]
+    chunk_note: np.ndarray  # note number of each chunk
+    chunk_start: np.ndarray  # character offsets in the note's text
+    chunk_end: np.ndarray
+    terms: TermIndex
+    links: dict[str, tuple[str, ...]]  # note path -> pages that link to it
+    files_read: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    _by_path: dict[str, int] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.notes)
+
+    @property
+    def by_path(self) -> dict[str, int]:
+        if self._by_path is None:
+            self._by_path = {n.path: i for i, n in enumerate(self.notes)}
+        return self._by_path
+
+    def read_text(self, note: int) -> str:
+        """The note's whole text now ("" if it vanished or changed since it was indexed)."""
+        n = self.notes[note]
+        try:
+            raw = (self.vault / f"{n.path}.md").read_bytes()
+        except OSError:
+            return ""
+        if len(raw) != n.size:
+            return ""  # edited since: offsets no longer hold; the next refresh re-reads it
+        return raw.decode("utf-8", errors="replace")
+
+    def excerpt(self, chunk: int) -> str:
+        """A chunk's exact text, read from the note now."""
+        text = self.read_text(int(self.chunk_note[chunk]))
+        return text[int(self.chunk_start[chunk]) : int(self.chunk_end[chunk])]
+
+
+def open_note_index(
+    catalog: Catalog,
+    setting: SourcesSetting,
+    *,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    scan: NoteScan | None = None,
+) -> NoteIndex | None:
+    """The vault's note index (None when it has no source notes), re-reading only notes whose
+    (size, mtime) changed; the cache lives beside the catalog's, never in the vault."""
+    location = catalog.location
+    if scan is None:
+        # Only a list of folders needs the pages' links: `auto` already takes every note.
+        linked = linked_targets(catalog) if setting.mode == "folders" else ()
+        scan = scan_notes(location, setting, linked)
+    if not scan.files:
+        return None
+    path = vault_cache_dir(location, cache_dir) / "notes.npz"
+    key = [NOTES_FORMAT, TOKENIZER_FINGERPRINT, NOTE_CHUNK_BUDGET, str(location.vault)]
+    cached = store.load(path) if use_cache else None
+    if not (isinstance(cached, dict) and cached.get("key") == key):
+        cached = None
+    old = _unpack(cached) if cached else None
+    if old is not None and cached is not None and _same_files(old, scan.files):
+        if cached.get("catalog") != catalog.built_at:  # pages changed: their links may have
+            old.links = note_links(catalog, NoteResolver(n.path for n in old.notes))
+            if use_cache:
+                _save(path, key, old, catalog.built_at)
+        old.skipped = scan.skipped
+        return old
+    index = _build(catalog, scan, old)
+    if use_cache:
+        _save(path, key, index, catalog.built_at)
+    return index
+
+
+def notes_are_current(index: NoteIndex, scan: NoteScan) -> bool:
+    """Whether the notes on disk are still exactly the indexed ones (one stat each)."""
+    return _same_files(index, scan.files)
+
+
+def _same_files(index: NoteIndex, files: dict[str, FileStat]) -> bool:
+    if len(index.notes) != len(files):
+        return False
+    for note in index.notes:
+        st = files.get(f"{note.path}.md")
+        if st is None or (st.size, st.mtime_ns) != (note.size, note.mtime_ns):
+            return False
+    return True
+
+
+def _build(catalog: Catalog, scan: NoteScan, old: NoteIndex | None) -> NoteIndex:
+    """Read new and changed notes; keep the chunks and terms of unchanged ones."""
+    vault = catalog.location.vault
+    previous = {n.path: i for i, n in enumerate(old.notes)} if old else {}
+    vocab = Vocab(old.terms.vocab if old else ())
+    notes: list[Note] = []
+    rows: list[TermRow] = []
+    chunk_note: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    read = 0
+    for file, st in scan.files.items():
+        path = file[:-3]
+        j = previous.get(path)
+        if old is not None and j is not None:
+            kept = old.notes[j]
+            if (kept.size, kept.mtime_ns) == (st.size, st.mtime_ns):
+                for c in np.nonzero(old.chunk_note == j)[0].tolist():
+                    rows.append(int(c))
+                    chunk_note.append(len(notes))
+                    starts.append(int(old.chunk_start[c]))
+                    ends.append(int(old.chunk_end[c]))
+                notes.append(kept)
+                continue
+        note, chunks = _read_note(vault, file, st)
+        read += 1
+        for start, end, counts in chunks:
+            rows.append(counts)
+            chunk_note.append(len(notes))
+            starts.append(start)
+            ends.append(end)
+        notes.append(note)
+    terms = build_term_index(rows, old.terms if old else None, vocab)
+    index = NoteIndex(
+        vault,
+        notes,
+        np.asarray(chunk_note, dtype=np.int32),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(ends, dtype=np.int64),
+        terms,
+        {},
+        files_read=read,
+        skipped=scan.skipped,
+    )
+    index.links = note_links(catalog, NoteResolver(n.path for n in notes))
+    return index
+
+
+def _read_note(
+    vault: Path, file: str, st: FileStat
+) -> tuple[Note, list[tuple[int, int, dict[str, int]]]]:
+    """A note's title and chunks; an unreadable note is kept with its problem and no chunks."""
+    path = file[:-3]
+    try:
+        raw = (vault / file).read_bytes()
+    except OSError as err:
+        name = path.rsplit("/", 1)[-1]
+        return Note(path, name, st.size, st.mtime_ns, f"could not be read: {err.strerror}"), []
+    parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
+    text = raw.decode("utf-8", errors="replace")
+    chunks = []
+    for chunk in chunk_page(text, budget=NOTE_CHUNK_BUDGET, overlap=NOTE_CHUNK_OVERLAP):
+        # The note's title is part of every chunk's evidence: a chunk deep in "Orca (OSDI
+        # 2022)" rarely repeats "Orca", and questions name the paper.
+        counts = count_terms(f"{parsed.page.title}\n{chunk.text}")
+        if counts:
+            chunks.append((chunk.start, chunk.end, counts))
+    note = Note(path, parsed.page.title, st.size, st.mtime_ns, parsed.page.problem or "")
+    return note, chunks
+
+
+def _save(path: Path, key: list[object], index: NoteIndex, catalog_built: float) -> None:
+    m = index.terms.matrix
+    store.save(
+        path,
+        {
+            "key": key,
+            "catalog": catalog_built,
+            "notes": [[n.path, n.title, n.size, n.mtime_ns, n.problem] for n in index.notes],
+            "chunk_note": index.chunk_note,
+            "chunk_start": index.chunk_start,
+            "chunk_end": index.chunk_end,
+            "vocab": index.terms.vocab,
+            "matrix": m,
+            "link_notes": list(index.links),
+            "link_pages": [list(v) for v in index.links.values()],
+            "built": time.time(),
+        },
+    )  # an unwritable cache is rebuilt next time, never an error
+
+
+def _unpack(data: dict[str, Any]) -> NoteIndex | None:
+    """The index `_save` wrote, or None when the file is not one (then it is rebuilt)."""
+    try:
+        notes = [Note(str(p), str(t), int(s), int(m), str(pr)) for p, t, s, m, pr in data["notes"]]
+        links = {
+            str(n): tuple(str(p) for p in pages)
+            for n, pages in zip(data["link_notes"], data["link_pages"], strict=True)
+        }
+        return NoteIndex(
+            Path(str(data["key"][3])),
+            notes,
+            np.asarray(data["chunk_note"]),
+            np.asarray(data["chunk_start"]),
+            np.asarray(data["chunk_end"]),
+            TermIndex([str(t) for t in data["vocab"]], data["matrix"].tocsr()),
+            links,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+
+
+def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:
+    """The exact text of several chunks, each note read once."""
+    texts: dict[int, str] = {}
+    out = []
+    for c in chunks:
+        n = int(index.chunk_note[c])
+        if n not in texts:
+            texts[n] = index.read_text(n)
+        out.append(texts[n][int(index.chunk_start[c]) : int(index.chunk_end[c])])
+    return out
