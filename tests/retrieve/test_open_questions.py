@@ -272,3 +272,12 @@ def test_an_unknown_noun_in_a_partly_foreign_vault_is_no_evidence() -> None:
     doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
     partly = replace(doubtful, unknown_nouns=("签证",), foreign=NATIVE + 0.1)
     assert decide_coverage(partly).covered == "uncertain"
+
+
+def test_a_thing_the_vault_names_in_english_is_not_unknown(make_catalog: CatalogFactory) -> None:
+    pages = {**NOTES_APP_ZH, "导出/图片": page("导出图片", "可以把笔记导出为 poster 图片，分享给别人。")}
+    r = Retriever(make_catalog(pages))
+    asked = r.retrieve("能不能把笔记一键生成分享用的海报？")
+    assert "海报" not in asked.coverage["features"]["unknown_nouns"]  # 海报: poster
+    assert asked.covered != "no"
+    assert "番茄" in r.retrieve("有没有自带的番茄钟可以在写笔记时计时？").coverage["features"]["unknown_nouns"]

@@ -288,11 +288,25 @@ class Retriever:
         )
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
-        """The Chinese common nouns of the question that no page holds."""
+        """The Chinese common nouns of the question that no page, and no source note, holds
+        (a thing a note mentions may be what the question asks the note about)."""
         if not self.settings.unknown_name_rule:
             return ()
         known = self.indexes.text.term_ids
-        return tuple(chinese_nouns(question, lambda w: all(t in known for t in match_terms(w))))
+        notes = self.notes
+        glossary = chinese_english()
+
+        def held(word: str) -> bool:
+            if all(t in known for t in match_terms(word)):
+                return True
+            return notes is not None and notes.knows(word)
+
+        def anywhere(word: str) -> bool:
+            # Held as written, or in English by one of its first three senses ("签证": visa).
+            senses = glossary.senses(word)[:3] if glossary is not None else []
+            return held(word) or any(held(sense) for sense in senses)
+
+        return tuple(chinese_nouns(question, anywhere))
 
     def _informative_name(self, ev: _Evidence) -> float:
         """The best name match that is evidence (see `_is_informative`), else 0."""
