@@ -37,6 +37,18 @@ class BodyHits:
         """page -> BM25 score."""
         return {int(p): float(s) for p, s in zip(self.pages, self.scores, strict=True)}
 
+    def best_coverage(self, first: int = 1) -> float:
+        """The largest share of the question's IDF weight among the first `first` hits."""
+        return float(self.coverage[:first].max()) if len(self.coverage) else 0.0
+
+    def standout(self) -> float:
+        """How far the best score stands above the mean of the next nine, as a share of it
+        (0 with fewer than two hits): the coverage decision's `text_gap`."""
+        scores = self.scores
+        if len(scores) < 2 or scores[0] <= 0:
+            return 0.0
+        return float((scores[0] - np.mean(scores[1:10])) / scores[0])
+
 
 class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""

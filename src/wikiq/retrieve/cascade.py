@@ -257,17 +257,11 @@ class Retriever:
 
     def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
         """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
-        text = ev.text
-        cov = text.coverage
-        scores = text.scores
-        gap = 0.0
-        if len(scores) > 1 and scores[0] > 0:
-            gap = float((scores[0] - np.mean(scores[1:10])) / scores[0])
         return CoverageFeatures(
-            text_coverage=float(cov[0]) if len(cov) else 0.0,
-            text_best3=float(cov[:3].max()) if len(cov) else 0.0,
+            text_coverage=ev.text.best_coverage(),
+            text_best3=ev.text.best_coverage(3),
             known=self.indexes.text.known_share(ev.text_terms),
-            text_gap=gap,
+            text_gap=ev.text.standout(),
             name=self._informative_name(ev),
             sem_standout=max(0.0, _standout(ev.sem)),
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),

@@ -128,15 +128,11 @@ class NoteSearch:
     def _evidence(self, hits: BodyHits, terms: list[str]) -> NoteEvidence:
         """The coverage model's features read on chunks instead of pages (shares and ratios,
         so they mean the same on both), without the name feature (a note has no aliases)."""
-        cov, scores = hits.coverage, hits.scores
-        gap = 0.0
-        if len(scores) > 1 and scores[0] > 0:
-            gap = float((scores[0] - np.mean(scores[1:10])) / scores[0])
         features = CoverageFeatures(
-            text_coverage=float(cov[0]) if len(cov) else 0.0,
-            text_best3=float(cov[:3].max()) if len(cov) else 0.0,
+            text_coverage=hits.best_coverage(),
+            text_best3=hits.best_coverage(3),
             known=self.bm25.known_share(terms),
-            text_gap=gap,
+            text_gap=hits.standout(),
             name=0.0,
             sem_standout=0.0,
             foreign=0.0,
