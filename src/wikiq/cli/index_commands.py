@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -31,7 +30,7 @@ from wikiq.embed.background import clear_status, orphaned, read_status, write_st
 from wikiq.embed.index import build_index
 from wikiq.embed.parallel import ParallelLocalE5, usable_cores
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
-from wikiq.embed.providers import DEFAULT_EMBED_MODEL, open_embedder, parse_embed_spec
+from wikiq.embed.providers import DEFAULT_EMBED_MODEL, chosen_embed_spec, open_embedder
 from wikiq.embed.semantic import catalog_index_path, embeddings_summary, index_report
 from wikiq.errors import ConfigError
 from wikiq.wiki import Wiki
@@ -142,7 +141,7 @@ def index(
 def _open_embedder(model: str | None, base_url: str | None, workers: int | None) -> Iterator[Any]:
     """The embedder for a build: the bundled model on every core (worker processes), a
     server-backed one as it is."""
-    spec = parse_embed_spec(model or os.environ.get("WIKIQ_EMBED_MODEL") or DEFAULT_EMBED_MODEL)
+    spec = chosen_embed_spec(model)
     count = workers or usable_cores()
     if spec.provider != "local" or count < 2:
         yield open_embedder(model, base_url=base_url)

@@ -1,9 +1,10 @@
 """The bundled model on every core: `wikiq index --embed` splits each batch of passages over
 worker processes, one model and one engine thread each.
 
-Why processes: the engine's own OpenMP threads share one text's work, and on short passages
-they wait on each other more than they compute (measured on two cores: 1.24× one thread's
-speed); two processes each embedding half the batch on one thread do not wait at all.
+Why processes: the engine's own OpenMP threads share one text's work and wait on each other
+between its steps; two processes each embedding half the batch on one thread never wait.
+Measured on two idle cores (docs/BENCHMARKS.md): one thread 9.7 pages/s, the engine's
+threads 17.0, two worker processes 19.3 (all of both cores).
 Workers are spawned, not forked: a forked copy of a process whose OpenMP runtime has started
 can hang.
 """

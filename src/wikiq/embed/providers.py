@@ -250,6 +250,12 @@ def parse_embed_spec(spec: str) -> EmbedSpec:
     return EmbedSpec(provider, model)
 
 
+def chosen_embed_spec(spec: str | None = None, env: Mapping[str, str] | None = None) -> EmbedSpec:
+    """The embedding model asked for: `spec`, else `WIKIQ_EMBED_MODEL`, else the bundled one."""
+    env = os.environ if env is None else env
+    return parse_embed_spec(spec or env.get("WIKIQ_EMBED_MODEL") or DEFAULT_EMBED_MODEL)
+
+
 def open_embedder(
     spec: str | None = None,
     *,
@@ -268,7 +274,7 @@ def open_embedder(
     from wikiq.llm.transport import Transport
 
     env = os.environ if env is None else env
-    parsed = parse_embed_spec(spec or env.get("WIKIQ_EMBED_MODEL") or DEFAULT_EMBED_MODEL)
+    parsed = chosen_embed_spec(spec, env)
     if parsed.provider == "local":
         return LocalE5(parsed.model)
     if parsed.provider == "ollama":
