@@ -46,11 +46,12 @@ from wikiq.retrieve.result import (
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
 from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.translation import translated_groups
-from wikiq.text.glossary import chinese_english
+from wikiq.text.glossary import Glossary, chinese_english
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
+from wikiq.vault.cache import shared_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
@@ -288,7 +289,6 @@ class Retriever:
             return ()
         known = self.indexes.text.term_ids
         notes = self.notes
-        glossary = chinese_english()
 
         def held(word: str) -> bool:
             if all(t in known for t in match_terms(word)):
@@ -297,8 +297,11 @@ class Retriever:
 
         def anywhere(word: str) -> bool:
             # Held as written, or in English by one of its first three senses ("签证": visa).
+            if held(word):
+                return True
+            glossary = self._glossary()  # opened only for a noun the vault lacks as written
             senses = glossary.senses(word)[:3] if glossary is not None else []
-            return held(word) or any(held(sense) for sense in senses)
+            return any(held(sense) for sense in senses)
 
         return tuple(chinese_nouns(question, anywhere))
 
@@ -480,10 +483,15 @@ class Retriever:
             return BodyHits.empty()
         if detect_language(question) != "zh":
             return BodyHits.empty()
-        glossary = chinese_english()
+        glossary = self._glossary()
         if glossary is None:
             return BodyHits.empty()
         return ix.text.search_groups(translated_groups(terms, glossary, ix.text), limit=limit)
+
+    def _glossary(self) -> Glossary | None:
+        """CC-CEDICT, from its table in the cache folder when the catalog is cached."""
+        cache = self.catalog.cache_file
+        return chinese_english(shared_cache_dir(cache, "glossary") if cache is not None else None)
 
     def _name_synonyms(self, ev: _Evidence) -> list[str]:
         """When the question names a page, the words of its title and aliases that the

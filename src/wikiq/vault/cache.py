@@ -51,6 +51,12 @@ def cache_root(override: Path | None = None) -> Path:
     return Path(env) if env else Path(user_cache_dir("wikiq", appauthor=False))
 
 
+def shared_cache_dir(vault_cache_file: Path, name: str) -> Path:
+    """A folder for caches every vault shares (the glossary's table), beside `vaults/`, found
+    from one vault's cache file (`<root>/vaults/<vault>/<file>`)."""
+    return vault_cache_file.parents[2] / name
+
+
 def vault_cache_dir(location: VaultLocation, override: Path | None = None) -> Path:
     key = f"{location.vault}\0{location.wiki_folder}".encode()
     digest = hashlib.sha1(key).hexdigest()[:12]
