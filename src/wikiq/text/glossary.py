@@ -89,7 +89,7 @@ class Glossary:
 
 def read_cedict(text: str) -> Glossary:
     """Parse CC-CEDICT's text format (comment lines start with '#')."""
-    entries: dict[str, list[str]] = {}
+    entries: dict[str, str] = {}
     for line in text.splitlines():
         if line.startswith("#"):
             continue
