@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,6 +24,7 @@ from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalD
 from wikiq.answer.result import Answer, Turn
 from wikiq.errors import WikiqError
 from wikiq.retrieve.result import Retrieval
+from wikiq.text.wiki_links import TARGET, WIKI_LINK
 from wikiq.web.graph import answer_graph
 from wikiq.wiki import Wiki
 
@@ -35,8 +35,6 @@ T = TypeVar("T")
 MAX_HISTORY_TURNS = 10
 MAX_TURN_CHARS = 20_000
 MAX_QUESTION_CHARS = 4_000
-
-_WIKILINK = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
 
 
 @dataclass(frozen=True)
@@ -131,8 +129,8 @@ class AnswerEvents:
 def link_targets(wiki: Wiki, text: str) -> dict[str, dict[str, str] | None]:
     """Every `[[target]]` in an answer and the page it resolves to (None: not in this vault)."""
     out: dict[str, dict[str, str] | None] = {}
-    for match in _WIKILINK.finditer(text):
-        target = match.group(1).split("#", 1)[0].strip()
+    for match in WIKI_LINK.finditer(text):
+        target = match.group(TARGET).strip()
         if target and target not in out:
             i = wiki.catalog.find(target)
             page = wiki.catalog.pages[i] if i is not None else None
