@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
+from wikiq.answer.conversation import MAX_QUESTION_CHARS, history_turns
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
 from wikiq.answer.result import Answer, Turn
 from wikiq.errors import WikiqError
@@ -31,10 +32,6 @@ from wikiq.wiki import Wiki
 log = logging.getLogger("wikiq.web")
 
 T = TypeVar("T")
-
-MAX_HISTORY_TURNS = 10
-MAX_TURN_CHARS = 20_000
-MAX_QUESTION_CHARS = 4_000
 
 
 @dataclass(frozen=True)
@@ -55,14 +52,7 @@ def parse_question(body: Any) -> Question:
     raw = body.get("history") or []
     if not isinstance(raw, list):
         raise WikiqError("'history' must be a list of {question, answer} turns.")
-    history: list[Turn] = []
-    for turn in raw[-MAX_HISTORY_TURNS:]:
-        if not isinstance(turn, dict):
-            continue
-        q, a = turn.get("question"), turn.get("answer")
-        if isinstance(q, str) and isinstance(a, str):
-            history.append(Turn(q[:MAX_QUESTION_CHARS], a[:MAX_TURN_CHARS]))
-    return Question(text.strip(), history)
+    return Question(text.strip(), history_turns(raw))
 
 
 class AnswerEvents:
