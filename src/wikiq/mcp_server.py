@@ -32,7 +32,6 @@ T = TypeVar("T")
 PAGE_URI = "wikiq://page/"
 # Past this many pages, clients get the URI template instead of one resource per page.
 MAX_LISTED_RESOURCES = 2000
-MAX_HISTORY_TURNS = 10
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 
@@ -223,15 +222,12 @@ def _ask(
     model: str | None,
     details: bool = False,
 ) -> dict[str, Any]:
-    from wikiq.answer.result import Turn  # the answering layer loads only when asked
+    # the answering layer loads only when asked
+    from wikiq.answer.conversation import history_turns
 
     if not question.strip():
         raise WikiqError("Give a question to ask.")
-    turns = [
-        Turn(str(t.get("question", "")), str(t.get("answer", "")))
-        for t in (history or [])[-MAX_HISTORY_TURNS:]
-        if isinstance(t, dict)
-    ]
+    turns = history_turns(history if isinstance(history, list) else [])
     answer = wiki.ask(question, model=model, history=turns)
     data: dict[str, Any] = answer.to_dict()
     if details:
@@ -264,7 +260,7 @@ def run_http(server: MCPServer, *, host: str, port: int, token: str | None) -> N
     """Serve streamable HTTP at `/mcp`; off loopback every request must carry the token."""
     import uvicorn
 
-    from wikiq.web.security import AccessGate, is_loopback
+    from wikiq.http_gate import AccessGate, is_loopback
 
     app = server.streamable_http_app(host=host)
     gated = AccessGate(app, token=token, loopback=is_loopback(host))

@@ -219,16 +219,28 @@ class Wiki:
         if not question.strip():
             raise EmptyQuestion()
         self.keep_fresh()
+        return self.searcher(keywords=keywords, settings=settings).retrieve(question, k=k)
+
+    def searcher(
+        self,
+        *,
+        keywords: KeywordSource | None = None,
+        settings: RetrieverSettings | None = None,
+        use_model: bool = True,
+    ) -> Retriever:
+        """The retrieval `search` runs, to run it over many questions (`eval`): the vault as it
+        is now, `settings` applied, and Stage 2 keywords from the configured model unless
+        `use_model` is False."""
         retriever = self.retriever
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)
-        if keywords is None and (self.config.model or self.config.keyword_model):
+        if keywords is None and use_model and (self.config.model or self.config.keyword_model):
             # Stage 2 only with a model the user configured, never an auto-detected one.
             configured = self.models.configured_keyword_model()
             keywords = self.models.keywords(configured) if configured is not None else None
         if keywords is not None:
             retriever = retriever.with_sources(keywords=keywords)
-        return retriever.retrieve(question, k=k)
+        return retriever
 
     def choose_model(self, model: ChatModel | str | None = None) -> ModelChoice:
         """The model `ask` would use for `model` (None: the configured one, else a local

@@ -6,10 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wikiq.text import (
-    cjk_bigrams,
     count_tokens,
     detect_language,
-    query_terms,
     slugify,
     stem,
     tokenize,
@@ -53,15 +51,6 @@ def test_tokens_are_nonempty_lowercase_words(text: str) -> None:
         assert token
         assert token == token.lower()
         assert not any(ch.isspace() for ch in token)
-
-
-@given(_ANY_TEXT)
-def test_query_terms_agree_with_tokenize_and_bigrams(text: str) -> None:
-    terms = query_terms(text)
-    assert terms.tokens == tuple(dict.fromkeys(tokenize(text)))
-    assert terms.bigrams == tuple(dict.fromkeys(cjk_bigrams(text)))
-    assert len(set(terms.unsegmented_runs)) == len(terms.unsegmented_runs)
-    assert all(len(b) == 2 for b in terms.bigrams)
 
 
 @given(_ANY_TEXT)

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
-from wikiq.text import QueryTerms, cjk_bigrams, query_terms, tokenize
-from wikiq.text.scripts import CJK
+from wikiq.text import tokenize
 
 
 def test_english_drops_stop_words_and_keeps_order() -> None:
@@ -121,83 +117,9 @@ def test_empty_and_punctuation_only_give_no_tokens() -> None:
     assert tokenize("?!… ，。") == []
 
 
-def test_bigrams_cover_every_cjk_run() -> None:
-    assert cjk_bigrams("邵弁是谁") == ["邵弁", "弁是", "是谁"]
-    assert cjk_bigrams("A对比B学习") == ["对比", "学习"]
-    assert cjk_bigrams("东京タワー") == ["东京", "京タ", "タワ", "ワー"]
-
-
-def test_bigrams_skip_single_characters_and_latin() -> None:
-    assert cjk_bigrams("猫 dog 狗") == []
-
-
-def test_query_terms_of_an_unknown_name() -> None:
-    terms = query_terms("邵弁")
-    assert terms == QueryTerms(
-        tokens=("邵弁",), bigrams=("邵弁",), unsegmented_runs=("邵弁",), has_cjk=True
-    )
-
-
-def test_query_terms_flag_unknown_name_inside_a_question() -> None:
-    terms = query_terms("邵弁是谁？邵弁的生平")
-    assert terms.unsegmented_runs == ("邵弁",)
-    assert terms.tokens == ("邵弁", "生平")
-    assert terms.bigrams[:3] == ("邵弁", "弁是", "是谁")
-
-
-def test_query_terms_flag_characters_the_dictionary_leaves_single() -> None:
-    # Traditional 臺灣 is not in the dictionary and stays two single characters.
-    assert "臺灣" in query_terms("臺灣").unsegmented_runs
-
-
-def test_query_terms_trust_dictionary_words() -> None:
-    terms = query_terms("对比学习和中华人民共和国")
-    assert terms.unsegmented_runs == ()
-    assert terms.tokens == ("对比", "学习", "中华人民共和国")
-
-
-def test_query_terms_flag_long_unsegmented_runs() -> None:
-    assert query_terms("한국어 문장입니다").unsegmented_runs == ("문장입니다",)
-
-
-def test_query_terms_of_english_are_unique_and_cjk_free() -> None:
-    terms = query_terms("orbit of the Moon and the orbit of Mars")
-    assert terms == QueryTerms(
-        tokens=("orbit", "moon", "mars"), bigrams=(), unsegmented_runs=(), has_cjk=False
-    )
-
-
-def test_query_terms_tokens_match_tokenize() -> None:
-    text = "InterVL和Janus的区别 in GPT-4.5"
-    assert query_terms(text).tokens == tuple(dict.fromkeys(tokenize(text)))
-    assert query_terms(text).has_cjk
-
-
-def _compatibility_characters_that_become_cjk() -> list[str]:
-    cjk = re.compile(f"[{CJK}]")
-    found = []
-    for code in range(0x20000):
-        char = chr(code)
-        if 0xD800 <= code < 0xE000 or cjk.match(char):
-            continue
-        folded = unicodedata.normalize("NFKC", char)
-        if folded != char and cjk.search(folded):
-            found.append(char)
-    return found
-
-
-def test_bigrams_see_cjk_that_only_appears_after_normalisation() -> None:
-    chars = _compatibility_characters_that_become_cjk()
-    assert len(chars) > 100  # half-width kana, circled ideographs, squared words...
-    for char in chars:
-        text = f"x{char}{char} 的"
-        assert query_terms(text).bigrams == tuple(dict.fromkeys(cjk_bigrams(text))), char
-
-
 def test_half_width_katakana_and_radicals_are_normalised() -> None:
     assert tokenize("ｶﾀｶﾅ") == ["カタカナ"]
     assert tokenize("⼈⼯智能") == tokenize("人工智能")
-    assert cjk_bigrams("ｶﾀｶﾅ") == ["カタ", "タカ", "カナ"]
 
 
 def test_decomposed_accents_match_composed_ones() -> None:

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.errors import ConfigError
+from wikiq.http_gate import is_loopback, server_token
 from wikiq.web.app import create_app
-from wikiq.web.security import is_loopback, server_token
 from wikiq.wiki import Wiki
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-vault"

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from wikiq.answer.context import clean_page_text
 from wikiq.answer.placeholder import PLACEHOLDER, partial_suffix
 from wikiq.answer.prompts import REFERENCES_HEADING
+from wikiq.text.sentences import SHORT_END
+from wikiq.text.wiki_links import EMBED, TARGET, WIKI_LINK, link_inner
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import CALLOUT
 
@@ -59,7 +61,6 @@ _REFERENCE_WORDS = frozenset(
 )
 _HEADING_PREFIX = re.compile(r"^[\s#*_]*")
 _HEADING_SUFFIX = re.compile(r"[\s:：*_#]*$")
-_LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _DESCRIPTION_LEAD = re.compile(r"^[\s\-–—:：|,]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s*")
 
@@ -305,15 +306,15 @@ class CitationChecker:
         removed: list[str] = []
         trailing: list[str] = []
         for line in self._references_raw.splitlines():
-            m = _LINK.search(line)
+            m = next((m for m in WIKI_LINK.finditer(line) if link_inner(m)), None)
             if m is None:
                 text = _LIST_MARK.sub("", line).strip()
                 if text and not is_references_heading(line):
                     trailing.append(line.strip())
                 continue
-            target = m.group(1).split("|", 1)[0].split("#", 1)[0]
+            target = m.group(TARGET)
             note = links.resolve_note(target)
-            replaced = links.check(m.group(1))
+            replaced = links.check(link_inner(m))
             if note is not None:
                 description = _clean_description(line[m.end() :])
                 if description and note not in described_notes:
@@ -400,9 +401,6 @@ def _clean_description(text: str) -> str:
     return _shorten(text)
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
-
-
 def _shorten(text: str) -> str:
     """A short description, ended at a sentence if one ends late enough, else at a word."""
     text = " ".join(text.split())
@@ -411,7 +409,7 @@ def _shorten(text: str) -> str:
     if len(text) <= limit:
         return text
     window = text[:limit]
-    ends = [m.end() for m in _SENTENCE_END.finditer(window)]
+    ends = [m.end() for m in SHORT_END.finditer(window)]
     if ends and ends[-1] >= limit * 0.4:
         return window[: ends[-1]]
     cut = window[: limit - 1]
@@ -435,14 +433,15 @@ def links_to_placeholder(text: str, catalog: Catalog) -> str:
     links = LinkChecker(catalog, (), pure_llm=False)
 
     def rewrite(m: re.Match[str]) -> str:
-        target, bar, label = m.group(1).partition("|")
+        target, bar, label = link_inner(m).partition("|")
         path, hash_, heading = target.partition("#")
-        i = None if links.is_note_link(path) else links.resolve(path)
+        i = None if not target or links.is_note_link(path) else links.resolve(path)
         if i is None:
             return m.group(0)
-        return f"[[{PLACEHOLDER}/{catalog.pages[i].path}{hash_}{heading}{bar}{label}]]"
+        page = catalog.pages[i].path
+        return f"{m.group(EMBED)}[[{PLACEHOLDER}/{page}{hash_}{heading}{bar}{label}]]"
 
-    return _LINK.sub(rewrite, text)
+    return WIKI_LINK.sub(rewrite, text)
 
 
 def check_text(links: LinkChecker, raw: str) -> CitationChecker:

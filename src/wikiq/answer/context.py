@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from wikiq.errors import ModelError
 from wikiq.text import count_tokens
+from wikiq.text.sentences import CUT_POINT
+from wikiq.text.wiki_links import LABEL, WIKI_LINK, target_with_heading
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import code_fence_spans, without_block_ids
 from wikiq.vault.terms import match_terms
@@ -24,9 +26,7 @@ Weights = Mapping[str, float]  # question term -> IDF weight
 TRUNCATION_MARK = "[… truncated: the rest of this page was not loaded]"
 OMISSION_MARK = "[… part of this page left out …]"
 
-_WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 _MANY_BLANK_LINES = re.compile(r"\n{3,}")
-_SENTENCE_END = re.compile(r"[.!?…](?=[\s\"'”’)\]]|$)|[。！？]")
 
 
 @dataclass(frozen=True)
@@ -160,16 +160,17 @@ def _flatten_links(text: str, catalog: Catalog | None) -> str:
         return text
 
     def label(m: re.Match[str]) -> str:
-        if m.group(3) is not None and m.group(3).strip():
-            return m.group(3).strip().rstrip("\\")
-        target = m.group(2).split("#", 1)[0].strip().rstrip("\\")
+        if m.group(LABEL) is not None and m.group(LABEL).strip():
+            return m.group(LABEL).strip().rstrip("\\")
+        written = target_with_heading(m)
+        target = written.split("#", 1)[0].strip().rstrip("\\")
         if catalog is not None and target:
             i = catalog.find(target)
             if i is not None:
                 return catalog.pages[i].title
-        return target.rsplit("/", 1)[-1] or m.group(2).lstrip("#")
+        return target.rsplit("/", 1)[-1] or written.lstrip("#")
 
-    return _WIKI_LINK.sub(label, text)
+    return WIKI_LINK.sub(label, text)
 
 
 def cut_point(text: str, limit: int) -> int:
@@ -192,7 +193,7 @@ def cut_point(text: str, limit: int) -> int:
     if para >= limit * 0.5:
         return para
     sentence = max(
-        (m.end() for m in _SENTENCE_END.finditer(text, 0, limit) if outside(m.end())),
+        (m.end() for m in CUT_POINT.finditer(text, 0, limit) if outside(m.end())),
         default=-1,
     )
     if sentence >= limit * 0.3:

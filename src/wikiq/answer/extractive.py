@@ -18,6 +18,7 @@ import numpy as np
 from wikiq.answer.context import clean_page_text, question_weights
 from wikiq.answer.placeholder import PLACEHOLDER
 from wikiq.retrieve.result import SourceExcerpt
+from wikiq.text.sentences import ENDS_WITH_CJK_STOP, split_sentences
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import CALLOUT, mask_code, without_block_ids
 from wikiq.vault.terms import match_terms
@@ -31,7 +32,6 @@ RELATIVE_FLOOR = 0.6  # a quote must score at least this share of the best one
 LEAD_BONUS = 1.15  # a page's first paragraph says what the page is about
 
 # A sentence ends at . ! ? (with any closing quotes) before a capital or digit, or at 。！？.
-_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*(?=\s+[\"“‘(\[*]?[A-Z0-9])|[。！？][\"”’」』）)]*")
 
 LABELS = {
     "en": {
@@ -163,27 +163,14 @@ def best_excerpt(text: str, question: dict[str, float]) -> tuple[str, float]:
     return excerpt, scores[best] + 0.25 * (total - scores[best])
 
 
-def split_sentences(text: str) -> list[str]:
-    out: list[str] = []
-    pos = 0
-    for m in _SENTENCE_END.finditer(text):
-        out.append(text[pos : m.end()].strip())
-        pos = m.end()
-    out.append(text[pos:].strip())
-    return [s for s in out if s]
-
-
 def _join(sentences: Sequence[str]) -> str:
     """Sentences back into text: a space after Latin punctuation, none after 。！？."""
     out = ""
     for sentence in sentences:
-        if out and not _CJK_END.search(out):
+        if out and not ENDS_WITH_CJK_STOP.search(out):
             out += " "
         out += sentence
     return out
-
-
-_CJK_END = re.compile(r"[。！？][\"”’」』）)]*$")
 
 
 def _mostly_cjk(text: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,12 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
     ProgressColumn,
     Task,
-    TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
@@ -26,6 +21,7 @@ from rich.text import Text
 
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
+from wikiq.cli.progress import progress_bar
 from wikiq.embed.background import clear_status, orphaned, read_status, write_status
 from wikiq.embed.index import build_index
 from wikiq.embed.parallel import ParallelLocalE5, usable_cores
@@ -204,20 +200,9 @@ def _build(
 def _embed_progress(label: str) -> Iterator[Callable[[int, int], None]]:
     """A bar with pages done and time left, on stderr when it is a terminal (even for small
     vaults: embedding a page takes about as long as reading a thousand)."""
-    show = sys.stderr.isatty()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _PagesPerSecond(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not show,
-    ) as bar:
-        task = bar.add_task(label, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+    columns = (_PagesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn())
+    with progress_bar(label, columns=columns) as update:
+        yield update
 
 
 class _PagesPerSecond(ProgressColumn):

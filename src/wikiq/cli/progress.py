@@ -1,8 +1,11 @@
-"""A progress bar on a terminal for long reads; silent when output is piped."""
+"""Progress bars on a terminal for long work (reading a vault, embedding, eval); silent when
+output is piped."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from rich.console import Console
@@ -10,6 +13,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TaskID,
     TextColumn,
     TimeRemainingColumn,
@@ -60,3 +64,23 @@ class ReadProgress:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+@contextmanager
+def progress_bar(
+    label: str, *, show: bool | None = None, columns: tuple[ProgressColumn, ...] = ()
+) -> Iterator[Callable[[int, int | None], None]]:
+    """A `(done, total)` callback that draws a bar (with `columns` after the count) on stderr,
+    when `show`, by default when stderr is a terminal."""
+    show = sys.stderr.isatty() if show is None else show
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *columns,
+        console=Console(stderr=True),
+        transient=True,
+        disable=not show,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from wikiq.cli.app import (
@@ -23,6 +22,7 @@ from wikiq.cli.app import (
     sources_config,
 )
 from wikiq.cli.output import stdout_console
+from wikiq.cli.progress import progress_bar
 from wikiq.cli.tips import semantic_index_tip
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
@@ -227,6 +227,14 @@ def eval_command(
     json: JsonOpt = False,
     retriever: RetrieverOpt = "full",
     sources: SourcesOpt = None,
+    no_model: Annotated[
+        bool,
+        typer.Option(
+            "--no-model",
+            help="Leave the configured model out (no Stage 2 keywords), to measure the "
+            "retrieval alone. Without it, eval runs what `search` runs.",
+        ),
+    ] = False,
 ) -> None:
     """Measure retrieval on a questions file: recall@5/@10, all-gold@5, MRR, abstention, latency.
 
@@ -242,22 +250,13 @@ def eval_command(
     wiki = open_wiki(vault, wiki_folder, sources_config(sources))
     settings = _settings(retriever)
     items = load_questions(questions)
-    retr = wiki.retriever.with_settings(**settings.__dict__)
+    retr = wiki.searcher(settings=settings, use_model=not no_model)
     retr.indexes  # build before timing the first question  # noqa: B018
-    show_bar = sys.stderr.isatty() and not json
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not show_bar,
-    ) as bar:
-        task = bar.add_task("Evaluating", total=len(items))
+    with progress_bar("Evaluating", show=sys.stderr.isatty() and not json) as update:
         outcomes = run_questions(
             lambda q, k, ex: retr.retrieve(q, k=k, exclude=ex),
             items,
-            on_progress=lambda n: bar.update(task, completed=n),
+            on_progress=lambda n: update(n, len(items)),
         )
     data = report(outcomes)
     if json:

@@ -82,8 +82,8 @@ def serve(
     import uvicorn
 
     from wikiq.cli.app import open_wiki
+    from wikiq.http_gate import is_loopback, server_token
     from wikiq.web.app import create_app
-    from wikiq.web.security import is_loopback, server_token
 
     _check_port(port, host)
     required, generated = server_token(host, token)
@@ -157,8 +157,8 @@ def mcp_command(
 
 
 def _run_mcp(server: Any, wiki: Wiki, http: bool, host: str, port: int, token: str | None) -> None:
+    from wikiq.http_gate import server_token
     from wikiq.mcp_server import run_http, run_stdio
-    from wikiq.web.security import server_token
 
     if not http:
         run_stdio(server)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from wikiq.text.sentences import CLAUSE_END
 from wikiq.vault.markdown import BOM, code_fence_spans, split_frontmatter
 
 DEFAULT_BUDGET = 1200  # characters of page text per chunk
@@ -21,7 +22,6 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*\r?\n?\Z")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")
 # Where prose may be cut when no line break is near: after a sentence, then at any space.
-_SENTENCE_END = re.compile(r"[.!?;。！？；…](?:[\"'”’)\]]*)(?:\s+|(?=\S))")
 _SPACE = re.compile(r"\s+")
 
 
@@ -266,7 +266,7 @@ def _cut_points(text: str, lo: int, hi: int) -> Iterator[int]:
     window = text[lo:hi]
     seen: set[int] = set()
     lines = [lo + i + 1 for i, ch in enumerate(window) if ch == "\n" and lo + i + 1 < hi]
-    sentences = [lo + m.end() for m in _SENTENCE_END.finditer(window) if lo + m.end() < hi]
+    sentences = [lo + m.end() for m in CLAUSE_END.finditer(window) if lo + m.end() < hi]
     for cut in [*lines, *sentences]:
         if cut > lo and cut not in seen:
             seen.add(cut)
@@ -302,7 +302,7 @@ def _best_cut(text: str, lo: int, hi: int) -> int:
     if nl >= 0:
         return nl + 1
     window = text[half:hi]
-    ends = [half + m.end() for m in _SENTENCE_END.finditer(window) if half + m.end() <= hi]
+    ends = [half + m.end() for m in CLAUSE_END.finditer(window) if half + m.end() <= hi]
     if ends:
         return ends[-1]
     spaces = [half + m.end() for m in _SPACE.finditer(window) if half + m.end() <= hi]

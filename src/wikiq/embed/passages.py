@@ -11,6 +11,7 @@ import re
 from typing import Literal
 
 from wikiq.embed.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP, chunk_page
+from wikiq.text.wiki_links import LABEL, TARGET, WIKI_LINK
 from wikiq.vault.markdown import lead_paragraph, mask_code
 from wikiq.vault.page import Page
 
@@ -20,7 +21,6 @@ DEFAULT_TEXT: TextMode = "lead"
 LEAD_CHARS = 300  # of the first paragraph, after the names
 HEAD_CHARS = 1000  # `head`: the start of the body, whatever it holds
 MAX_ALIASES = 8
-_WIKI_LINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _SPACES = re.compile(r"[ \t]+")
 
@@ -67,7 +67,9 @@ def readable(text: str, *, keep_code: bool = False) -> str:
     kept, runs of spaces collapsed."""
     if not keep_code:
         text = mask_code(text)
-    text = _WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1).rsplit("/", 1)[-1]).strip(), text)
+    text = WIKI_LINK.sub(
+        lambda m: (m.group(LABEL) or m.group(TARGET).rsplit("/", 1)[-1]).strip(), text
+    )
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = text.replace("\r\n", "\n")
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))

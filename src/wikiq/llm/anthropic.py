@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from wikiq.llm import failures
-from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.base import Usage
 from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
-from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import join_reasoning, split_thinking
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport, split_system
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -53,18 +52,11 @@ class AnthropicModel(HttpChatModel):
         window = context_window or default_context_window("anthropic", model)
         super().__init__("anthropic", model, transport, window)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        json_mode: bool = False,
-    ) -> Completion:
+    def _post_completion(self, request: Request) -> Any:
         # The Messages API has no JSON mode; callers ask for JSON in the prompt.
-        data = self._transport.post_json(PATH, self._body(messages, max_tokens, temperature))
-        if not isinstance(data, dict):
-            data = {}
+        return self._transport.post_json(PATH, self._body(request))
+
+    def _read_reply(self, data: dict[str, Any]) -> Reply:
         if data.get("type") == "error":
             raise failures.reported_error(json.dumps(data), self._transport.endpoint)
         blocks = data.get("content") or []
@@ -72,34 +64,24 @@ class AnthropicModel(HttpChatModel):
             b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
         )
         usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
-        answer, thought = split_thinking(text)
         extended = "\n".join(
             str(b.get("thinking") or "").strip()
             for b in blocks
             if isinstance(b, dict) and b.get("type") == "thinking" and b.get("thinking")
         )
-        return Completion(
-            text=answer,
+        return Reply(
+            text=text,
             usage=Usage(_prompt_tokens(usage) or 0, as_int(usage.get("output_tokens")) or 0),
-            model=str(data.get("model") or self.model),
-            reasoning=join_reasoning(extended, thought),
+            model=data.get("model"),
+            reasoning=extended,
         )
 
-    def _open_stream(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> httpx.Response:
-        body = self._body(messages, max_tokens, temperature, stream=True)
+    def _open_stream(self, request: Request) -> httpx.Response:
+        body = self._body(request)
         return self._transport.open_stream(PATH, body)
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        max_tokens: int | None,
-        temperature: float | None,
-        *,
-        stream: bool = False,
-    ) -> dict[str, Any]:
-        system, turns = split_system(messages)
+    def _body(self, request: Request) -> dict[str, Any]:
+        system, turns = split_system(request.messages)
         merged: list[dict[str, str]] = []
         for m in turns:
             if merged and merged[-1]["role"] == m.role:
@@ -108,24 +90,21 @@ class AnthropicModel(HttpChatModel):
                 merged.append({"role": m.role, "content": m.content})
         body: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": merged,
         }
         if system:
             body["system"] = system
-        if temperature is not None:
-            body["temperature"] = temperature
-        if stream:
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.stream:
             body["stream"] = True
         return body
 
     def _events(self, lines: Iterator[str]) -> Iterator[Event]:
         for event, data in iter_sse(lines):
-            try:
-                payload = json.loads(data)
-            except ValueError:
-                continue
-            if not isinstance(payload, dict):
+            payload = json_object(data)
+            if payload is None:
                 continue
             kind = payload.get("type") or event
             if kind == "message_start":

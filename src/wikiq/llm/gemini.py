@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from wikiq.llm import failures
-from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.base import Usage
 from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
-from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport, split_system
-from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import join_reasoning, split_thinking
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport, split_system
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -48,44 +46,27 @@ class GeminiModel(HttpChatModel):
         window = context_window or default_context_window("gemini", model)
         super().__init__("gemini", model, transport, window)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        json_mode: bool = False,
-    ) -> Completion:
-        body = self._body(messages, max_tokens, temperature, json_mode=json_mode)
-        data = self._transport.post_json(f"/models/{self.model}:generateContent", body)
-        if not isinstance(data, dict):
-            data = {}
+    def _post_completion(self, request: Request) -> Any:
+        body = self._body(request)
+        return self._transport.post_json(f"/models/{self.model}:generateContent", body)
+
+    def _read_reply(self, data: dict[str, Any]) -> Reply:
         self._raise_if_blocked(data)
         prompt, answer = _usage(data)
-        text, thought = split_thinking(_text(data))
-        return Completion(
-            text=text,
+        return Reply(
+            text=_text(data),
             usage=Usage(prompt or 0, answer or 0),
-            model=str(data.get("modelVersion") or self.model),
-            reasoning=join_reasoning(_text(data, thoughts=True).strip(), thought),
+            model=data.get("modelVersion"),
+            reasoning=_text(data, thoughts=True).strip(),
         )
 
-    def _open_stream(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> httpx.Response:
-        body = self._body(messages, max_tokens, temperature)
+    def _open_stream(self, request: Request) -> httpx.Response:
+        body = self._body(request)
         path = f"/models/{self.model}:streamGenerateContent"
         return self._transport.open_stream(path, body, params={"alt": "sse"})
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        max_tokens: int | None,
-        temperature: float | None,
-        *,
-        json_mode: bool = False,
-    ) -> dict[str, Any]:
-        system, turns = split_system(messages)
+    def _body(self, request: Request) -> dict[str, Any]:
+        system, turns = split_system(request.messages)
         body: dict[str, Any] = {
             "contents": [
                 {
@@ -98,11 +79,11 @@ class GeminiModel(HttpChatModel):
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
         config: dict[str, Any] = {}
-        if max_tokens is not None:
-            config["maxOutputTokens"] = max_tokens
-        if temperature is not None:
-            config["temperature"] = temperature
-        if json_mode:
+        if request.max_tokens is not None:
+            config["maxOutputTokens"] = request.max_tokens
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        if request.json_mode:
             config["responseMimeType"] = "application/json"
         if config:
             body["generationConfig"] = config
@@ -110,11 +91,8 @@ class GeminiModel(HttpChatModel):
 
     def _events(self, lines: Iterator[str]) -> Iterator[Event]:
         for _, data in iter_sse(lines):
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                continue
-            if not isinstance(chunk, dict):
+            chunk = json_object(data)
+            if chunk is None:
                 continue
             if chunk.get("error"):
                 raise failures.reported_error(data, self._transport.endpoint)

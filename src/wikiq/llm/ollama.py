@@ -7,18 +7,17 @@ wikiq budgets for is the one Ollama really uses (its own default is much smaller
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from wikiq.llm import failures
-from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.base import Usage
 from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
 from wikiq.llm.failures import Endpoint, display_url
-from wikiq.llm.provider import HttpChatModel, as_int
-from wikiq.llm.streaming import Event, UsageUpdate
-from wikiq.llm.thinking import join_reasoning, split_thinking
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int
+from wikiq.llm.streaming import Event, UsageUpdate, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
@@ -78,61 +77,42 @@ class OllamaModel(HttpChatModel):
             self._context_window = min(window, DEFAULT_WINDOW_CAP)
         return self._context_window
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        json_mode: bool = False,
-    ) -> Completion:
-        body = self._body(messages, max_tokens, temperature, stream=False, json_mode=json_mode)
-        data = self._transport.post_json("/api/chat", body)
-        if not isinstance(data, dict):
-            data = {}
+    def _post_completion(self, request: Request) -> Any:
+        body = self._body(request)
+        return self._transport.post_json("/api/chat", body)
+
+    def _read_reply(self, data: dict[str, Any]) -> Reply:
         if data.get("error"):
             raise failures.reported_error(json.dumps(data), self._transport.endpoint)
         message = data.get("message") or {}
         content = message.get("content")
-        text, thought = split_thinking(content if isinstance(content, str) else "")
         native = message.get("thinking")
-        native = native.strip() if isinstance(native, str) else ""
-        return Completion(
-            text=text,
+        return Reply(
+            text=content if isinstance(content, str) else "",
             usage=Usage(
                 as_int(data.get("prompt_eval_count")) or 0, as_int(data.get("eval_count")) or 0
             ),
-            model=str(data.get("model") or self.model),
-            reasoning=join_reasoning(native, thought),
+            model=data.get("model"),
+            reasoning=native.strip() if isinstance(native, str) else "",
         )
 
-    def _open_stream(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> httpx.Response:
-        body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+    def _open_stream(self, request: Request) -> httpx.Response:
+        body = self._body(request)
         return self._transport.open_stream("/api/chat", body)
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        max_tokens: int | None,
-        temperature: float | None,
-        *,
-        stream: bool,
-        json_mode: bool,
-    ) -> dict[str, Any]:
+    def _body(self, request: Request) -> dict[str, Any]:
         options: dict[str, Any] = {"num_ctx": self.context_window}
-        if max_tokens is not None:
-            options["num_predict"] = max_tokens
-        if temperature is not None:
-            options["temperature"] = temperature
+        if request.max_tokens is not None:
+            options["num_predict"] = request.max_tokens
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "stream": stream,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "stream": request.stream,
             "options": options,
         }
-        if json_mode:
+        if request.json_mode:
             body["format"] = "json"
         return body
 
@@ -140,11 +120,8 @@ class OllamaModel(HttpChatModel):
         for line in lines:
             if not line.strip():
                 continue
-            try:
-                chunk = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(chunk, dict):
+            chunk = json_object(line)
+            if chunk is None:
                 continue
             if chunk.get("error"):
                 raise failures.reported_error(line, self._transport.endpoint)

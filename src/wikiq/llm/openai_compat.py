@@ -8,18 +8,17 @@ sending (`stream_options`, `response_format`, `temperature`, `max_tokens`) and r
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import httpx
 
 from wikiq.llm import failures
-from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.base import Usage
 from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
-from wikiq.llm.provider import HttpChatModel, as_int, keyed_transport
-from wikiq.llm.streaming import Event, UsageUpdate, iter_sse
-from wikiq.llm.thinking import join_reasoning, split_thinking
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport
+from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
 T = TypeVar("T")
@@ -61,60 +60,42 @@ class OpenAICompatModel(HttpChatModel):
         self._send_temperature = True
         self._max_tokens_field = "max_tokens"
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        json_mode: bool = False,
-    ) -> Completion:
-        body = self._body(messages, max_tokens, temperature, stream=False, json_mode=json_mode)
-        data = self._adapting(lambda b: self._transport.post_json(PATH, b), body)
-        if not isinstance(data, dict):
-            data = {}
+    def _post_completion(self, request: Request) -> Any:
+        body = self._body(request)
+        return self._adapting(lambda b: self._transport.post_json(PATH, b), body)
+
+    def _read_reply(self, data: dict[str, Any]) -> Reply:
         if data.get("error") and not data.get("choices"):
             raise failures.reported_error(json.dumps(data), self._transport.endpoint)
         usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
-        text, thought = split_thinking(_message_text(data))
-        return Completion(
-            text=text,
+        return Reply(
+            text=_message_text(data),
             usage=Usage(
                 as_int(usage.get("prompt_tokens")) or 0,
                 as_int(usage.get("completion_tokens")) or 0,
             ),
-            model=str(data.get("model") or self.model),
-            reasoning=join_reasoning(_message_reasoning(data), thought),
+            model=data.get("model"),
+            reasoning=_message_reasoning(data),
         )
 
-    def _open_stream(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> httpx.Response:
-        body = self._body(messages, max_tokens, temperature, stream=True, json_mode=False)
+    def _open_stream(self, request: Request) -> httpx.Response:
+        body = self._body(request)
         return self._adapting(lambda b: self._transport.open_stream(PATH, b), body)
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        max_tokens: int | None,
-        temperature: float | None,
-        *,
-        stream: bool,
-        json_mode: bool,
-    ) -> dict[str, Any]:
+    def _body(self, request: Request) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
         }
-        if max_tokens is not None:
-            body[self._max_tokens_field] = max_tokens
-        if temperature is not None and self._send_temperature:
-            body["temperature"] = temperature
-        if stream:
+        if request.max_tokens is not None:
+            body[self._max_tokens_field] = request.max_tokens
+        if request.temperature is not None and self._send_temperature:
+            body["temperature"] = request.temperature
+        if request.stream:
             body["stream"] = True
             if self._send_stream_usage:
                 body["stream_options"] = {"include_usage": True}
-        if json_mode and self._send_json_format:
+        if request.json_mode and self._send_json_format:
             body["response_format"] = {"type": "json_object"}
         return body
 
@@ -156,11 +137,8 @@ class OpenAICompatModel(HttpChatModel):
             for _, data in iter_sse(lines):
                 if data.strip() == "[DONE]":
                     return
-                try:
-                    chunk = json.loads(data)
-                except ValueError:
-                    continue
-                if not isinstance(chunk, dict):
+                chunk = json_object(data)
+                if chunk is None:
                     continue
                 if chunk.get("error"):
                     raise failures.reported_error(data, self._transport.endpoint)

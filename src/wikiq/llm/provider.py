@@ -5,19 +5,43 @@ wire format)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
 import httpx
 
-from wikiq.llm.base import Message
+from wikiq.llm.base import Completion, Message, Usage
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.streaming import CHARS_PER_TOKEN_CAP, DEFAULT_MAX_CHARS, Event, TextStream
+from wikiq.llm.thinking import join_reasoning, split_thinking
 from wikiq.llm.transport import RetryPolicy, Transport
 
 
+@dataclass(frozen=True)
+class Request:
+    """One request to a chat model, as every provider receives it to write its own body."""
+
+    messages: Sequence[Message]
+    max_tokens: int | None
+    temperature: float | None
+    json_mode: bool = False  # ask for a JSON object (where the API can)
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a provider's whole (not streamed) answer holds, read from its wire format."""
+
+    text: str  # as the model wrote it, <think> blocks and all
+    usage: Usage
+    model: Any = None  # the model the server says answered; None: the one asked for
+    reasoning: str = ""  # reasoning the server returned apart from the text
+
+
 class HttpChatModel:
-    """Base of the providers; subclasses add `complete`, `_open_stream` and `_events`."""
+    """Base of the providers; subclasses supply their requests (`_post_completion`,
+    `_open_stream`) and read their wire formats (`_read_reply`, `_events`)."""
 
     def __init__(self, label: str, model: str, transport: Transport, context_window: int) -> None:
         self.model = model
@@ -37,6 +61,27 @@ class HttpChatModel:
     def base_url(self) -> str:
         return self._transport.endpoint.where
 
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_mode: bool = False,
+    ) -> Completion:
+        """The whole answer at once (keywords and other short tasks)."""
+        data = self._post_completion(Request(messages, max_tokens, temperature, json_mode))
+        if not isinstance(data, dict):
+            data = {}  # a body that is not an object holds no answer: read as empty
+        reply = self._read_reply(data)
+        text, thought = split_thinking(reply.text)
+        return Completion(
+            text=text,
+            usage=reply.usage,
+            model=str(reply.model or self.model),
+            reasoning=join_reasoning(reply.reasoning, thought),
+        )
+
     def stream(
         self,
         messages: Sequence[Message],
@@ -48,7 +93,7 @@ class HttpChatModel:
         again if the connection drops before the first token (TextStream retries)."""
 
         def open_events() -> Iterator[Event]:
-            response = self._open_stream(messages, max_tokens, temperature)
+            response = self._open_stream(Request(messages, max_tokens, temperature, stream=True))
             return self._events(self._transport.lines(response))
 
         limit = (
@@ -56,9 +101,15 @@ class HttpChatModel:
         )  # a few times the answer budget
         return TextStream(open_events, self._transport, max_chars=limit)
 
-    def _open_stream(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> httpx.Response:
+    def _post_completion(self, request: Request) -> Any:
+        """Send the provider's request for a whole answer; the decoded JSON body."""
+        raise NotImplementedError
+
+    def _read_reply(self, data: dict[str, Any]) -> Reply:
+        """A whole answer's body as a `Reply`; raises when it reports an error instead."""
+        raise NotImplementedError
+
+    def _open_stream(self, request: Request) -> httpx.Response:
         """Send the provider's streaming request; the open response."""
         raise NotImplementedError
 

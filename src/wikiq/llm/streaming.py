@@ -7,9 +7,11 @@ is opened again; once the caller has seen text, a drop is an error (a retry woul
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from wikiq.llm import failures
 from wikiq.llm.base import Usage
@@ -104,6 +106,16 @@ class TextStream:
             self.usage.prompt_tokens = update.prompt_tokens
         if update.completion_tokens is not None:
             self.usage.completion_tokens = update.completion_tokens
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object a stream line or event holds, or None (not JSON, or not an object):
+    servers send keep-alives and other lines a reader passes over."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def iter_sse(lines: Iterator[str]) -> Iterator[tuple[str, str]]:

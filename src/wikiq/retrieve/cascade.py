@@ -629,6 +629,19 @@ class Retriever:
             return monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
         return personalized_pagerank(self.indexes.walk, weights, restart=s.restart)
 
+    def seed_walk(self, retrieval: Retrieval) -> np.ndarray | None:
+        """Where the walk from a retrieval's seeds goes: its mass on every page (the graph
+        view's neighbourhood), or None when no seed is a page of this catalog."""
+        by_path = self.catalog.by_path
+        weights: dict[int, float] = {}
+        for seed in retrieval.seeds:
+            i = by_path.get(seed.path)
+            if i is not None:
+                weights[i] = max(weights.get(i, 0.0), seed.score)
+        if not weights:
+            return None
+        return personalized_pagerank(self.indexes.walk, weights, restart=self.settings.restart)
+
     def _graph_extras(self, seeds: dict[int, float], cand: np.ndarray) -> dict[str, np.ndarray]:
         ix = self.indexes
         return {

@@ -18,16 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from wikiq.text.scripts import CJK
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
 FIELD_TITLE = "title"
 FIELD_ALIAS = "alias"
 
-_CJK_RUN = re.compile(
-    "[\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-    "\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+"
-)
+_CJK_RUN = re.compile(f"[{CJK}]+")
 
 
 def name_features(text: str) -> list[str]:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from wikiq.errors import PageNotFound, WikiqError
 from wikiq.text.language import detect_language, language_name
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.scan import resolves_inside
 
 # A page body larger than this is cut (the skill's MAX_PAGE_CONTENT_CHARS guard, with room).
 DEFAULT_MAX_CHARS = 20_000
@@ -83,17 +84,9 @@ def find_page(catalog: Catalog, path: str) -> int:
         raise PageNotFound(
             f"No page '{text}' in this vault (list_pages or search shows the pages there are)."
         )
-    if not _inside(catalog.file_path(i), catalog.location.wiki_root):
+    if not resolves_inside(catalog.file_path(i), catalog.location.wiki_root):
         raise PathRefused(f"Refused '{text}': that file is a link to a place outside the vault.")
     return i
-
-
-def _inside(file: Path, root: Path) -> bool:
-    try:
-        file.resolve(strict=False).relative_to(root.resolve(strict=False))
-    except (OSError, ValueError, RuntimeError):
-        return False
-    return True
 
 
 def read_page(

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from wikiq.text.wiki_links import EMBED, HEADING, LABEL, TARGET, WIKI_LINK
 from wikiq.vault.simple_yaml import load_simple
 
 try:  # libyaml is ~10x faster; PyYAML wheels normally ship it.
@@ -25,9 +26,6 @@ _FRONTMATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 # A fence opens with 3+ backticks or tildes, indented at most 3 spaces (CommonMark).
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
-# [[target#heading|label]] with an optional leading "!" for embeds. The target may not
-# contain brackets, "|" or "#"; "#^id" is a block reference.
-_WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*\r?$", re.MULTILINE)
 # Obsidian's block ids ("… text ^callout-tip") end a line and name it for [[page#^id]] links:
 # not text. A callout opens a quote with its type: "> [!tip] Title", "> [!warning]- Title".
@@ -208,13 +206,13 @@ def extract_links(
 
 def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
     out = []
-    for m in _WIKI_LINK.finditer(text):
-        heading = m.group(3)[1:].strip() if m.group(3) else None
-        label = m.group(4).strip() if m.group(4) is not None else None
+    for m in WIKI_LINK.finditer(text):
+        heading = m.group(HEADING)[1:].strip() if m.group(HEADING) else None
+        label = m.group(LABEL).strip() if m.group(LABEL) is not None else None
         # Inside Markdown tables Obsidian writes [[target\\|label]]; the backslash is not part
         # of the target.
-        target = m.group(2).strip().rstrip("\\").strip()
-        out.append(WikiLink(target, heading, label, bool(m.group(1)), in_frontmatter))
+        target = m.group(TARGET).strip().rstrip("\\").strip()
+        out.append(WikiLink(target, heading, label, bool(m.group(EMBED)), in_frontmatter))
     return out
 
 

@@ -7,14 +7,13 @@ symbolic link pointing out of it is refused.
 
 from __future__ import annotations
 
-import os
-
 from wikiq.errors import PageNotFound
 from wikiq.vault.access import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PageContent, PathRefused
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.note_links import page_note_links
 from wikiq.vault.notes import NoteResolver, NoteScan
 from wikiq.vault.page import parse_page
+from wikiq.vault.scan import resolves_inside
 
 NOTE_TYPE = "source-note"
 
@@ -43,8 +42,7 @@ def read_note(
         raise PageNotFound(f"No source note '{path}' in this vault.")
     vault = catalog.location.vault
     file = vault / f"{note}.md"
-    real, root = os.path.realpath(file), os.path.realpath(vault)
-    if not real.startswith(root.rstrip(os.sep) + os.sep):
+    if not resolves_inside(file, vault):
         raise PathRefused(f"Refused '{path}': that file is a link to a place outside the vault.")
     try:
         raw = file.read_bytes()

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.scan import LINK_OUT, UNDECODABLE, FileStat
+from wikiq.vault.scan import LINK_OUT, UNDECODABLE, FileStat, inside
 
 SOURCES_AUTO = "auto"
 SOURCES_OFF = "off"
@@ -120,7 +120,7 @@ def _candidates(location: VaultLocation) -> tuple[dict[str, FileStat], list[tupl
                         continue
                     if not prefix and name.lower() in _ROOT_NON_NOTES:
                         continue
-                    if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+                    if entry.is_symlink() and not inside(os.path.realpath(entry.path), real_root):
                         skipped.append((rel, LINK_OUT.replace("wiki folder", "vault")))
                         continue
                     st = entry.stat()
@@ -138,10 +138,6 @@ def _obsidian_templates(location: VaultLocation) -> str:
         return "templates"
     folder = data.get("folder") if isinstance(data, dict) else None
     return folder.strip("/").lower() if isinstance(folder, str) and folder else "templates"
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 class NoteResolver:

@@ -66,7 +66,7 @@ def scan_vault(location: VaultLocation) -> VaultScan:
                         continue
                     if llm_wiki and not prefix and name in _WIKI_ROOT_NON_PAGES:
                         continue
-                    if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+                    if entry.is_symlink() and not inside(os.path.realpath(entry.path), real_root):
                         skipped.append((f"{prefix}{name}", LINK_OUT))
                         continue
                     st = entry.stat()
@@ -76,8 +76,20 @@ def scan_vault(location: VaultLocation) -> VaultScan:
     return VaultScan(dict(sorted(found.items())), sorted(skipped))
 
 
-def _inside(path: str, root: str) -> bool:
+def inside(path: str, root: str) -> bool:
+    """True when `path` is `root` or below it; both already real (`os.path.realpath`).
+
+    The one confinement rule: the walks here, the source notes and the pages handed to the
+    web page and to agents (`vault/access.py`) all keep to it."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def resolves_inside(file: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """True when `file`, with every symlink followed, lies inside `root`."""
+    try:
+        return inside(os.path.realpath(file), os.path.realpath(root))
+    except (OSError, ValueError):  # a path the system cannot resolve is not inside
+        return False
 
 
 def _decodable(name: str) -> bool:

@@ -23,11 +23,11 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.types import ASGIApp
 
 from wikiq.errors import PageNotFound, WikiqError
+from wikiq.http_gate import AccessGate
 from wikiq.vault import access as pages
 from wikiq.web.asking import AnswerEvents, parse_question
 from wikiq.web.graph import answer_graph
 from wikiq.web.render import Resolve, SafeMarkdown
-from wikiq.web.security import AccessGate
 from wikiq.wiki import Wiki
 
 STATIC = Path(__file__).parent / "static"

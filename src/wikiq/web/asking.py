@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -21,22 +20,18 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
+from wikiq.answer.conversation import MAX_QUESTION_CHARS, history_turns
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
 from wikiq.answer.result import Answer, Turn
 from wikiq.errors import WikiqError
 from wikiq.retrieve.result import Retrieval
+from wikiq.text.wiki_links import TARGET, WIKI_LINK
 from wikiq.web.graph import answer_graph
 from wikiq.wiki import Wiki
 
 log = logging.getLogger("wikiq.web")
 
 T = TypeVar("T")
-
-MAX_HISTORY_TURNS = 10
-MAX_TURN_CHARS = 20_000
-MAX_QUESTION_CHARS = 4_000
-
-_WIKILINK = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
 
 
 @dataclass(frozen=True)
@@ -57,14 +52,7 @@ def parse_question(body: Any) -> Question:
     raw = body.get("history") or []
     if not isinstance(raw, list):
         raise WikiqError("'history' must be a list of {question, answer} turns.")
-    history: list[Turn] = []
-    for turn in raw[-MAX_HISTORY_TURNS:]:
-        if not isinstance(turn, dict):
-            continue
-        q, a = turn.get("question"), turn.get("answer")
-        if isinstance(q, str) and isinstance(a, str):
-            history.append(Turn(q[:MAX_QUESTION_CHARS], a[:MAX_TURN_CHARS]))
-    return Question(text.strip(), history)
+    return Question(text.strip(), history_turns(raw))
 
 
 class AnswerEvents:
@@ -131,8 +119,8 @@ class AnswerEvents:
 def link_targets(wiki: Wiki, text: str) -> dict[str, dict[str, str] | None]:
     """Every `[[target]]` in an answer and the page it resolves to (None: not in this vault)."""
     out: dict[str, dict[str, str] | None] = {}
-    for match in _WIKILINK.finditer(text):
-        target = match.group(1).split("#", 1)[0].strip()
+    for match in WIKI_LINK.finditer(text):
+        target = match.group(TARGET).strip()
         if target and target not in out:
             i = wiki.catalog.find(target)
             page = wiki.catalog.pages[i] if i is not None else None

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from wikiq.retrieve.cascade import Retriever
-from wikiq.retrieve.ppr import personalized_pagerank
 from wikiq.retrieve.result import Retrieval
 
 DEFAULT_NEIGHBOURS = 8
@@ -49,7 +48,7 @@ def answer_graph(
         weight.setdefault(i, 0.5)
         role.setdefault(i, "result")
 
-    mass = _seed_walk(retriever, retrieval)
+    mass = retriever.seed_walk(retrieval)
     if mass is not None and neighbours > 0:
         near: list[int] = []
         for i in np.argsort(-mass, kind="stable"):
@@ -89,18 +88,3 @@ def answer_graph(
         if j in members
     ]
     return {"nodes": nodes, "edges": edges}
-
-
-def _seed_walk(retriever: Retriever, retrieval: Retrieval) -> np.ndarray | None:
-    """PPR mass from the retrieval's seeds (the same walk the cascade ran), or None."""
-    by_path = retriever.catalog.by_path
-    weights: dict[int, float] = {}
-    for seed in retrieval.seeds:
-        i = by_path.get(seed.path)
-        if i is not None:
-            weights[i] = max(weights.get(i, 0.0), seed.score)
-    if not weights:
-        return None
-    return personalized_pagerank(
-        retriever.indexes.walk, weights, restart=retriever.settings.restart
-    )

@@ -1,4 +1,5 @@
-"""Who may talk to a wikiq HTTP server: loopback by default, a token for anything wider.
+"""Who may talk to a wikiq HTTP server (the web page and the MCP server alike): loopback by
+default, a token for anything wider.
 
 A server bound to 127.0.0.1 still answers any page a browser visits, so on loopback without a
 token the Host header must name the loopback address (a DNS-rebinding site sends its own).
