@@ -295,6 +295,39 @@ def note_quotes(
     return out
 
 
+def passage_span(text: str, question: str, idf: Idf) -> tuple[int, int] | None:
+    """Where in `text` (an excerpt) the passage that best answers `question` lies, as
+    character offsets; None when no passage shares a word with the question."""
+    best: tuple[float, str] | None = None
+    weights = question_weights(question, idf)
+    for passage in passages(text):
+        if set(weights) & set(match_terms(passage)):
+            quote, score = best_excerpt(passage, weights)
+            if best is None or score > best[0]:
+                best = (score, quote)
+    if best is None:
+        return None
+    # The quote joins whole sentences of the text, with "…" where it was cut.
+    sentences = split_sentences(best[1].strip(" …"))
+    if not sentences:
+        return None
+    first = _find_spaced(text, sentences[0].strip(" …"), 0)
+    if first is None:
+        return None
+    last = _find_spaced(text, sentences[-1].strip(" …"), first[0])
+    return (first[0], last[1]) if last is not None else None
+
+
+def _find_spaced(text: str, needle: str, start: int) -> tuple[int, int] | None:
+    """`needle` in `text` from `start`, any run of whitespace matching any other (passages
+    join the note's wrapped lines with single spaces)."""
+    words = needle.split()
+    if not words:
+        return None
+    m = re.compile(r"\s+".join(map(re.escape, words))).search(text, start)
+    return (m.start(), m.end()) if m else None
+
+
 def note_quote_text(excerpt: SourceExcerpt, quote: str, language: str) -> str:
     """The quote in raw form, under a line naming the note as `[[raw/papers/orca]]`."""
     link = f"[[{excerpt.path}]]"
