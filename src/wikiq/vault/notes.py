@@ -89,7 +89,7 @@ def _check_folders(location: VaultLocation, folders: Sequence[str]) -> None:
     root = os.path.realpath(location.vault)
     for folder in folders:
         path = os.path.realpath(os.path.join(root, folder))
-        if not _inside(path, root) or path == root or not os.path.isdir(path):
+        if not inside(path, root) or path == root or not os.path.isdir(path):
             raise ConfigError(
                 f"The sources folder '{folder}' does not exist in the vault {location.vault}: "
                 "give folders relative to the vault root (e.g. --sources raw), or auto or off."
