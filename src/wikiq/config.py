@@ -100,6 +100,13 @@ KEYS: tuple[Key, ...] = (
         "auto",
     ),
     Key(
+        "cite",
+        "str",
+        "WIKIQ_CITE",
+        "how answers cite: wiki ([[wiki-links]]) or numbered ([1] markers, numbered References)",
+        "wiki",
+    ),
+    Key(
         "auto_index",
         "bool",
         "WIKIQ_AUTO_INDEX",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from wikiq.config import Config, load_config
 from wikiq.embed.semantic import AUTO_REFRESH_PAGES, catalog_index_path, semantic_source
-from wikiq.errors import EmptyQuestion
+from wikiq.errors import ConfigError, EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, catalog_is_current, open_catalog
@@ -254,11 +254,13 @@ class Wiki:
         model: ChatModel | str | None = None,
         history: Sequence[Turn] = (),
         k: int | None = None,
+        faithful: bool = False,
     ) -> Generator[AnswerEvent, None, None]:
         """Answer `question`: yields `RetrievalDone`, then `AnswerToken`s, then `AnswerDone`.
 
         `model=None` uses the configured model; with none configured, a local Ollama if one
         runs (the answer's notes say so), else an extractive answer quoting the vault.
+        `faithful`: only verbatim quotes of source-note excerpts, one citation per claim.
         """
         from wikiq import querylog
         from wikiq.answer.events import AnswerDone
@@ -280,6 +282,7 @@ class Wiki:
             k=k,
             notes=notes,
             retrieve=lambda q, n: retriever.retrieve(q, k=n),
+            faithful=faithful,
         )
         for event in events:
             if isinstance(event, AnswerDone):
@@ -296,11 +299,13 @@ class Wiki:
         model: ChatModel | str | None = None,
         history: Sequence[Turn] = (),
         k: int | None = None,
+        faithful: bool = False,
     ) -> Answer:
         """Answer `question` and return the finished, checked `Answer`."""
         from wikiq.answer.events import AnswerDone
 
-        for event in self.ask_stream(question, model=model, history=history, k=k):
+        events = self.ask_stream(question, model=model, history=history, k=k, faithful=faithful)
+        for event in events:
             if isinstance(event, AnswerDone):
                 return event.answer
         raise RuntimeError("the answer stream ended without an answer")  # pragma: no cover
@@ -416,12 +421,17 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def answer_settings(config: Config, location: VaultLocation) -> AnswerSettings:
     """Answer settings from the configuration, with the wiki's purpose.md and the user's
     custom instructions read now (both optional)."""
-    from wikiq.answer.answerer import AnswerSettings
+    from wikiq.answer.answerer import CITE_STYLES, AnswerSettings
     from wikiq.answer.context import ContextSettings
 
     purpose = _read_side_file(location.wiki_root / PURPOSE_FILE) if location.wiki_folder else ""
     instructions_path = config.instructions_path()
     instructions = _read_side_file(instructions_path) if instructions_path else ""
+    cite = str(config.get("cite") or "wiki").strip().lower()
+    if cite not in CITE_STYLES:
+        raise ConfigError(
+            f"cite must be wiki or numbered, not '{cite}' (from {config.source('cite')})."
+        )
     return AnswerSettings(
         pages=int(config.get("pages")),
         context=ContextSettings(
@@ -431,6 +441,7 @@ def answer_settings(config: Config, location: VaultLocation) -> AnswerSettings:
         temperature=config.get("temperature"),
         purpose=purpose,
         instructions=instructions,
+        cite=cite,
     )
 
 

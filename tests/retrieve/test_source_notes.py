@@ -127,6 +127,19 @@ def test_a_list_of_folders_takes_those_and_the_notes_pages_link_to(vault: Path) 
     assert parse_sources(["raw", "_raw"]).folders == ("raw", "_raw")
 
 
+@pytest.mark.parametrize("folder", ["raw/nope", "../outside", "raw/papers/orca.md"])
+def test_a_sources_folder_that_does_not_exist_is_one_clear_sentence(
+    vault: Path, folder: str
+) -> None:
+    res = run_wikiq("search", "synthetic trace", "--vault", str(vault), "--sources", folder)
+    assert res.code != 0
+    assert f"The sources folder '{folder}' does not exist in the vault" in res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    # A folder that exists is taken as before, whatever else the list holds.
+    ok = run_wikiq("search", "synthetic trace", "--vault", str(vault), "--sources", "raw")
+    assert ok.code == 0, ok.stderr
+
+
 def test_an_edited_note_is_read_again_alone(vault: Path) -> None:
     Wiki.open(vault).retriever  # noqa: B018 - builds and caches the note index
     note = vault / "raw/notes/kernel-notes.md"

@@ -70,6 +70,21 @@ def citing_responder(delay: float = 0.0) -> Callable[[dict[str, Any]], Reply]:
     return respond
 
 
+DOCKED = "How long were the Apollo and Soyuz crews docked together?"
+SPACE_RACE_NOTE = "notes/Reading notes on a history of the space race"
+
+
+def note_citing_responder() -> Callable[[dict[str, Any]], Reply]:
+    """A model that cites the first source note whose excerpt it was given."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        notes = re.findall(r'<source-note path="([^"]+)"', last_question(body))
+        cite = f" [[{notes[0]}]]" if notes else ""
+        return Reply.text(f"The crews stayed docked for about 44 hours{cite}.")
+
+    return respond
+
+
 @contextlib.contextmanager
 def serve(app: Any) -> Iterator[str]:
     """Run an ASGI app with uvicorn on a free loopback port until the test ends."""

@@ -12,7 +12,17 @@ import httpx
 import pytest
 
 from tests.support.fake_llm import FakeLLM, Reply
-from tests.web.conftest import DEMO, LiveServer, ask, last_question, parse_sse, serve
+from tests.web.conftest import (
+    DEMO,
+    DOCKED,
+    SPACE_RACE_NOTE,
+    LiveServer,
+    ask,
+    last_question,
+    note_citing_responder,
+    parse_sse,
+    serve,
+)
 from wikiq.web.app import create_app
 from wikiq.wiki import Wiki
 
@@ -40,6 +50,25 @@ def test_an_answer_streams_retrieval_then_text_then_the_checked_answer(live: Liv
     }
     lit = {n["path"] for n in done["graph"]["nodes"] if n["cited"]}
     assert lit == set(done["cited"])
+
+
+def test_the_answer_carries_the_excerpts_of_the_notes_it_cites_with_the_passage_marked(
+    live: LiveServer, model_env: FakeLLM
+) -> None:
+    model_env.responder = note_citing_responder()
+    done = ask(live.url, DOCKED).done
+    (excerpt,) = done["excerpts"]
+    assert excerpt["path"] == SPACE_RACE_NOTE
+    text = (DEMO / f"{SPACE_RACE_NOTE}.md").read_text(encoding="utf-8")
+    assert excerpt["text"] in text  # the note's own words
+    start, end = excerpt["mark"]
+    marked = " ".join(excerpt["text"][start:end].split())  # the note wraps its lines
+    assert "spent about 44 hours docked together" in marked
+    assert end - start < len(excerpt["text"])  # the passage, not the whole excerpt
+
+
+def test_an_answer_citing_no_note_carries_no_excerpts(live: LiveServer) -> None:
+    assert ask(live.url, "How does a gravity assist work?").done["excerpts"] == []
 
 
 def test_a_follow_up_sends_the_earlier_turns_to_the_model(

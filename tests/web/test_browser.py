@@ -18,7 +18,14 @@ import pytest
 
 from tests.support.fake_llm import FakeLLM, Reply
 from tests.support.vaults import VaultFactory, index_md
-from tests.web.conftest import LiveServer, citing_responder, serve
+from tests.web.conftest import (
+    DOCKED,
+    SPACE_RACE_NOTE,
+    LiveServer,
+    citing_responder,
+    note_citing_responder,
+    serve,
+)
 from wikiq.web.app import create_app
 from wikiq.wiki import Wiki
 
@@ -165,6 +172,34 @@ def test_an_answer_streams_in_with_links_to_pages_and_a_graph_of_them(
     assert messages[-3]["content"] == "How does a gravity assist work?"
     assert "[[__WIKI_FOLDER__/" in messages[-2]["content"]
     assert page.locator(".turn").count() == 2
+    assert page.errors == []
+
+
+def test_the_excerpts_of_a_cited_note_show_under_the_answer_with_the_passage_marked(
+    browser: Any, live: LiveServer, model_env: FakeLLM, shots: Path
+) -> None:
+    model_env.responder = note_citing_responder()
+    page = page_for(browser, live.url)
+    turn = ask(page, DOCKED)
+
+    excerpts = turn.locator(".excerpts")
+    assert excerpts.is_visible()
+    assert excerpts.locator("figure.excerpt").count() == 1
+    link = excerpts.locator("a.note-link")
+    assert link.get_attribute("href") == (
+        "obsidian://open?vault=demo-vault&file=" + SPACE_RACE_NOTE.replace("/", "%2F").replace(" ", "%20")
+    )
+    assert link.inner_text() == "Reading notes on a history of the space race"
+    marked = " ".join(excerpts.locator("blockquote mark").inner_text().split())
+    assert "spent about 44 hours docked together" in marked
+    quote = excerpts.locator("blockquote").inner_text()
+    assert "Sputnik" in quote and "Sputnik" not in marked  # the excerpt, the passage marked in it
+    page.screenshot(path=str(shots / "answer-with-excerpts.png"))
+
+    # An answer that cites no note shows none.
+    model_env.responder = citing_responder()
+    other = ask(page, "How does a gravity assist work?")
+    assert other.locator(".excerpts").is_hidden()
     assert page.errors == []
 
 

@@ -43,6 +43,14 @@ from wikiq.answer.extractive import (
     labels,
     note_quote,
     note_quote_text,
+    note_quotes,
+)
+from wikiq.answer.faithful import (
+    FAITHFUL_EXCERPTS,
+    faithful_labels,
+    faithful_system_prompt,
+    faithful_user_message,
+    unquoted,
 )
 from wikiq.answer.follow_up import search_text, standalone
 from wikiq.answer.hint import build_hint
@@ -51,7 +59,7 @@ from wikiq.answer.prompts import build_messages, system_prompt, user_message
 from wikiq.answer.result import Answer, Citation, Reference, Turn
 from wikiq.errors import EmptyQuestion, ModelError
 from wikiq.llm.base import ChatModel, Message, Usage
-from wikiq.retrieve.result import ARM_LEX, ARM_NOTES, Retrieval
+from wikiq.retrieve.result import ARM_LEX, ARM_NOTES, Retrieval, SourceExcerpt
 from wikiq.text import count_tokens, detect_language, language_name
 from wikiq.vault.catalog import Catalog
 
@@ -90,9 +98,11 @@ class AnswerSettings:
     temperature: float | None = None
     purpose: str = ""  # the wiki's purpose.md
     instructions: str = ""  # the user's custom query instructions
+    cite: str = "wiki"  # "wiki": [[wiki-links]]; "numbered": [1] markers (CITE_STYLES)
 
 
 Retrieve = Callable[[str, int], Retrieval]
+CITE_STYLES = ("wiki", "numbered")
 
 
 class Answerer:
@@ -122,10 +132,12 @@ class Answerer:
         k: int | None = None,
         notes: Sequence[str] = (),
         retrieve: Retrieve | None = None,
+        faithful: bool = False,
     ) -> Iterator[AnswerEvent]:
         """Retrieval, then the answer's text as it comes, then the checked `Answer`.
 
         `retrieve` replaces the answerer's retrieval for this call (e.g. one with Stage 2).
+        `faithful`: only verbatim quotes of source-note excerpts (faithful.py).
         """
         question = question.strip()
         if not question:
@@ -158,7 +170,9 @@ class Answerer:
         ]
         code = detect_language(question)
         run = _Run(question, retrieval, code, notes, timings, t0)
-        if model is None:
+        if faithful:
+            yield from self._faithful(run, model)
+        elif model is None:
             yield from self._extractive(run, ranked, k)
         else:
             yield from self._generate(run, model, ranked, k, history)
@@ -176,19 +190,28 @@ class Answerer:
         t = time.perf_counter()
         prompt = self._prompt(run, model, ranked, k, history)
         run.timings["assemble"] = _ms(t)
+        checker = self._checker(
+            [p.index for p in prompt.pages.pages], prompt.excerpts, pure=run.retrieval.pure_llm
+        )
+        yield from self._model_answer(run, model, prompt, checker)
+
+    def _checker(
+        self, loaded: Sequence[int], excerpts: Sequence[LoadedExcerpt], *, pure: bool
+    ) -> CitationChecker:
+        links = LinkChecker(
+            self.catalog, loaded, pure_llm=pure, notes={x.path: x.title for x in excerpts}
+        )
+        return CitationChecker(links, numbered=self.settings.cite == "numbered")
+
+    def _model_answer(
+        self, run: _Run, model: ChatModel, prompt: _Prompt, checker: CitationChecker
+    ) -> Iterator[AnswerEvent]:
+        """Stream the model's answer through the citation check, then the `Answer`."""
         run.timings["to_model"] = _ms(run.t0)
         stream = model.stream(
             prompt.messages, max_tokens=prompt.budget.answer, temperature=self.settings.temperature
         )
         pure = run.retrieval.pure_llm
-        checker = CitationChecker(
-            LinkChecker(
-                self.catalog,
-                [p.index for p in prompt.pages.pages],
-                pure_llm=pure,
-                notes={x.path: x.title for x in prompt.excerpts},
-            )
-        )
         shown: list[str] = []
         if pure:
             banner = BANNERS.get(run.language, BANNERS["en"])
@@ -364,17 +387,89 @@ class Answerer:
                 else:
                     raw = raw.rstrip("\n") + "\n\n" + block
         checker = check_text(
-            LinkChecker(self.catalog, quoted, pure_llm=run.retrieval.pure_llm, notes=notes), raw
+            LinkChecker(self.catalog, quoted, pure_llm=run.retrieval.pure_llm, notes=notes),
+            raw,
+            numbered=self.settings.cite == "numbered",
         )
+        yield from self._quoted_answer(run, checker, ctx, t, shown)
+
+    def _quoted_answer(
+        self, run: _Run, checker: CitationChecker, ctx: PageContext, t: float, shown: list[str]
+    ) -> Iterator[AnswerEvent]:
+        """A no-model answer, already checked, shown block by block after what `shown` holds
+        (a banner, a caveat), then the `Answer`."""
         for block in _blocks(to_display(checker.raw_text, self.wiki_folder)):
             shown.append(block)
             yield AnswerToken(block)
         run.timings["extract"] = _ms(t)
         run.timings["total"] = _ms(run.t0)
-        ctx_pages = [self.catalog.pages[i].path for i in quoted]
         answer = self._answer(run, "".join(shown), checker, ctx, Usage(), None, budget=None)
-        answer.loaded = ctx_pages
+        answer.loaded = [self.catalog.pages[i].path for i in checker.links.loaded]
         yield AnswerDone(answer)
+
+    # --- faithful to the source notes --------------------------------------------------------
+
+    def _faithful(self, run: _Run, model: ChatModel | None) -> Iterator[AnswerEvent]:
+        """Quotes of source-note excerpts only: no page, no general knowledge. A question the
+        vault does not cover, or that no excerpt matches, gets one honest sentence."""
+        t = time.perf_counter()
+        words = faithful_labels(run.language)
+        sources = [] if run.retrieval.pure_llm else run.retrieval.sources
+        if model is not None and sources:
+            prompt = self._faithful_prompt(run, model, sources)
+            if prompt.excerpts:
+                run.timings["assemble"] = _ms(t)
+                checker = self._checker([], prompt.excerpts, pure=False)
+                for event in self._model_answer(run, model, prompt, checker):
+                    if isinstance(event, AnswerDone):
+                        texts = [x.text for x in prompt.excerpts]
+                        missing = unquoted(event.answer.raw_text, texts)
+                        if missing:
+                            event.answer.notes.append(
+                                f"{len(missing)} quotation(s) are not word for word in the "
+                                "excerpts: " + "; ".join(f"“{q[:80]}”" for q in missing)
+                            )
+                    yield event
+                return
+        quotes = [] if model is not None else self._faithful_quotes(run, sources)
+        found = words["extracted"] + "\n\n" + "\n".join(quotes)
+        raw = found if quotes else words["nothing"] + "\n"
+        notes = {x.path: x.title for x in sources}
+        checker = check_text(
+            LinkChecker(self.catalog, [], pure_llm=False, notes=notes),
+            raw,
+            numbered=self.settings.cite == "numbered",
+        )
+        yield from self._quoted_answer(run, checker, PageContext(), t, [])
+
+    def _faithful_quotes(self, run: _Run, sources: Sequence[SourceExcerpt]) -> list[str]:
+        """The best passage of each of the best excerpts, when it matches the question about as
+        well as the best one does (the same floor as pages' quotes)."""
+        found = note_quotes(sources, run.question, self._get_idf())
+        floor = max((score for _, _, score in found), default=0.0) * RELATIVE_FLOOR
+        return [
+            note_quote_text(x, quote, run.language) for x, quote, score in found if score >= floor
+        ]
+
+    def _faithful_prompt(
+        self, run: _Run, model: ChatModel, sources: Sequence[SourceExcerpt]
+    ) -> _Prompt:
+        """The faithful rules and the excerpts alone, within the window."""
+        s = self.settings
+        system = faithful_system_prompt(language_name(run.language))
+        fixed = system + faithful_user_message(run.question, [])
+        budget = plan_budget(
+            s.context_window or model.context_window,
+            count_tokens(fixed) + 2 * _MESSAGE_OVERHEAD,
+            s.context,
+            model_name=model.name,
+            with_pages=True,
+        )
+        room = budget.pages + budget.history  # no pages and no history: all for excerpts
+        excerpts = load_excerpts(sources, room, limit=FAITHFUL_EXCERPTS)
+        user = faithful_user_message(run.question, excerpts)
+        messages = [Message("system", system), Message("user", user)]
+        return _Prompt(messages, budget, PageContext(), excerpts)
 
     # --- the result ------------------------------------------------------------------------
 

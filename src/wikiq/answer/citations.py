@@ -5,6 +5,8 @@ wrote (bare slug, no prefix, an old folder name, a title). A link to a page that
 not loaded keeps its link and gets a visible mark; a link to no page is unlinked and marked.
 In a pureLLM answer every link is removed (there is nothing to cite). The model's
 `## References` section is held back and replaced by one rebuilt from what was really cited.
+With numbered citations (`--cite numbered`, llm_wiki's style) each accepted link becomes `[n]`,
+numbered in order of first citation, and the References lines carry the same numbers.
 
 Links are checked while streaming: the checker holds back only an unfinished `[[…`, a possible
 placeholder, or a line that may turn out to be the References heading, so the text shown while
@@ -183,6 +185,20 @@ class LinkChecker:
     def is_loaded(self, i: int) -> bool:
         return i in self._loaded_set
 
+    def accepted(self, inner: str) -> tuple[str, str | int] | None:
+        """What `[[inner]]` cites when `check` keeps it as a citation: ("note", path) or
+        ("page", number); None for a link it marks or unlinks."""
+        target = inner.partition("|")[0].partition("#")[0]
+        if self.pure_llm:
+            return None
+        note = self.resolve_note(target)
+        if note is not None:
+            return ("note", note)
+        if self.is_note_link(target):
+            return None
+        i = self.resolve(target)
+        return ("page", i) if i is not None and i in self._loaded_set else None
+
     def _flag(self, target: str) -> None:
         t = target.strip().rstrip("\\").strip()
         if t and t not in self.flagged:
@@ -216,8 +232,10 @@ class LinkChecker:
 class CitationChecker:
     """Feed the model's raw text as it streams; get back the checked raw text to show."""
 
-    def __init__(self, links: LinkChecker) -> None:
+    def __init__(self, links: LinkChecker, *, numbered: bool = False) -> None:
         self.links = links
+        self.numbered = numbered
+        self._numbers: dict[tuple[str, str | int], int] = {}  # cited thing -> its [n]
         self.raw_text = ""  # checked text so far, placeholder form
         self.references: list[ReferenceLine] = []
         self._buf = ""
@@ -287,7 +305,7 @@ class CitationChecker:
             close = self._buf.find("]]")
             nl = self._buf.find("\n")
             if close >= 0 and (nl < 0 or close < nl):
-                out.append(self.links.check(self._buf[2:close]))
+                out.append(self._cite(self._buf[2:close]))
                 self._buf = self._buf[close + 2 :]
                 continue
             if nl >= 0 or final or len(self._buf) > MAX_LINK_CHARS:
@@ -296,6 +314,17 @@ class CitationChecker:
                 continue
             break  # an unfinished link: hold it
         return "".join(out)
+
+    def _cite(self, inner: str) -> str:
+        """The checked link; with numbered citations an accepted one becomes `[n]` (after its
+        label, if the model gave one: "Orca [1]")."""
+        checked = self.links.check(inner)
+        key = self.links.accepted(inner) if self.numbered else None
+        if key is None:
+            return checked
+        n = self._numbers.setdefault(key, len(self._numbers) + 1)
+        label = inner.partition("|")[2].strip().rstrip("\\").strip()
+        return f"{label} [{n}]" if label else f"[{n}]"
 
     # --- references ----------------------------------------------------------------------
 
@@ -357,12 +386,23 @@ class CitationChecker:
         lines = [REFERENCES_HEADING, ""]
         if lead:
             lines += [lead, ""]
-        lines += [reference_line(r) for r in self.references]
+        if self.numbered and not lead:  # what was really cited: numbered, in that order
+            numbers = [self._number(r) for r in self.references]
+            order = sorted(zip(numbers, self.references, strict=True), key=lambda pair: pair[0])
+            self.references = [r for _, r in order]
+            lines += [f"- [{self._number(r)}] {reference_line(r)[2:]}" for r in self.references]
+        else:
+            lines += [reference_line(r) for r in self.references]
         if removed:
             lines += ["", REMOVED_NOTE + "; ".join(removed)]
         if trailing:
             lines += ["", *trailing]
         return "\n".join(lines) + "\n"
+
+    def _number(self, ref: ReferenceLine) -> int:
+        """A reference's [n]; one cited only in the model's References comes after the rest."""
+        key: tuple[str, str | int] = ("note", ref.path) if ref.note else ("page", ref.index)
+        return self._numbers.setdefault(key, len(self._numbers) + 1)
 
 
 def _separator(body: str) -> str:
@@ -444,9 +484,9 @@ def links_to_placeholder(text: str, catalog: Catalog) -> str:
     return WIKI_LINK.sub(rewrite, text)
 
 
-def check_text(links: LinkChecker, raw: str) -> CitationChecker:
+def check_text(links: LinkChecker, raw: str, *, numbered: bool = False) -> CitationChecker:
     """Check a whole text at once (the extractive answer, tests)."""
-    checker = CitationChecker(links)
+    checker = CitationChecker(links, numbered=numbered)
     checker.feed(raw)
     checker.finish()
     return checker

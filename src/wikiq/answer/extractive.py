@@ -269,17 +269,63 @@ def note_quote(
 ) -> tuple[SourceExcerpt, str] | None:
     """The best source-note excerpt's best passage (trimmed like a page's), with its excerpt;
     None when no excerpt shares a word with the question or none scores `floor`."""
+    found = note_quotes(sources, question, idf)
+    best = max(found, key=lambda q: q[2], default=None)
+    return (best[0], best[1]) if best and best[2] >= floor else None
+
+
+def note_quotes(
+    sources: Sequence[SourceExcerpt], question: str, idf: Idf
+) -> list[tuple[SourceExcerpt, str, float]]:
+    """Each of the best excerpts' best passage and its score, in retrieval's order (excerpts
+    that share no word with the question left out)."""
     weights = question_weights(question, idf)
-    best: tuple[float, SourceExcerpt, str] | None = None
+    out: list[tuple[SourceExcerpt, str, float]] = []
     for rank, x in enumerate(sources[:MAX_QUOTES]):
+        best: tuple[str, float] | None = None
         for text in passages(x.text):
             if not set(weights) & set(match_terms(text)):
                 continue
             quote, score = best_excerpt(text, weights)
             score *= 1 - 0.05 * rank  # ties go to the excerpt retrieval ranked higher
+            if best is None or score > best[1]:
+                best = (quote, score)
+        if best is not None:
+            out.append((x, *best))
+    return out
+
+
+def passage_span(text: str, question: str, idf: Idf) -> tuple[int, int] | None:
+    """Where in `text` (an excerpt) the passage that best answers `question` lies, as
+    character offsets; None when no passage shares a word with the question."""
+    best: tuple[float, str] | None = None
+    weights = question_weights(question, idf)
+    for passage in passages(text):
+        if set(weights) & set(match_terms(passage)):
+            quote, score = best_excerpt(passage, weights)
             if best is None or score > best[0]:
-                best = (score, x, quote)
-    return (best[1], best[2]) if best and best[0] >= floor else None
+                best = (score, quote)
+    if best is None:
+        return None
+    # The quote joins whole sentences of the text, with "…" where it was cut.
+    sentences = split_sentences(best[1].strip(" …"))
+    if not sentences:
+        return None
+    first = _find_spaced(text, sentences[0].strip(" …"), 0)
+    if first is None:
+        return None
+    last = _find_spaced(text, sentences[-1].strip(" …"), first[0])
+    return (first[0], last[1]) if last is not None else None
+
+
+def _find_spaced(text: str, needle: str, start: int) -> tuple[int, int] | None:
+    """`needle` in `text` from `start`, any run of whitespace matching any other (passages
+    join the note's wrapped lines with single spaces)."""
+    words = needle.split()
+    if not words:
+        return None
+    m = re.compile(r"\s+".join(map(re.escape, words))).search(text, start)
+    return (m.start(), m.end()) if m else None
 
 
 def note_quote_text(excerpt: SourceExcerpt, quote: str, language: str) -> str:

@@ -101,6 +101,23 @@ AnswerTokensOpt = Annotated[
         show_default=False,
     ),
 ]
+CiteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cite",
+        help="How the answer cites: wiki (\\[\\[wiki-links]], the default) or numbered "
+        "(\\[1] markers and a numbered ## References). Or set `cite` / WIKIQ_CITE.",
+        show_default=False,
+    ),
+]
+FaithfulOpt = Annotated[
+    bool,
+    typer.Option(
+        "--faithful",
+        help="Answer only by quoting the vault's source notes word for word, one citation per "
+        "claim, and say when they are not enough (no wiki page, no general knowledge).",
+    ),
+]
 
 
 def model_config(
@@ -113,6 +130,7 @@ def model_config(
     pages: int | None = None,
     answer_tokens: int | None = None,
     sources: str | None = None,
+    cite: str | None = None,
 ) -> Config:
     """The settings with this command's model flags on top: the same on ask, chat, serve, mcp."""
     return load_config(
@@ -125,6 +143,7 @@ def model_config(
             "pages": pages,
             "answer_tokens": answer_tokens,
             "sources": sources,
+            "cite": cite,
         }
     )
 
@@ -147,6 +166,8 @@ def ask(
     answer_tokens: AnswerTokensOpt = None,
     json: JsonOpt = False,
     sources: SourcesOpt = None,
+    cite: CiteOpt = None,
+    faithful: FaithfulOpt = False,
 ) -> None:
     """Answer a question from your vault, with \\[\\[wiki-link]] citations and ## References.
 
@@ -155,12 +176,14 @@ def ask(
     yes; "may cover it only in part" (the answer starts with that caveat); or not covered (LLM+KB:
     a general-knowledge answer under a "not from your vault" banner, with the closest pages
     named on stderr). With no model, wikiq quotes the most relevant passages instead.
+    --faithful answers only with verbatim quotes of the source notes the wiki was made from.
 
     Examples:\n
       wikiq ask "Who was the first person to walk on the Moon?"\n
       wikiq ask "嫦娥四号在哪里着陆？" --model ollama:qwen2.5:7b\n
       wikiq ask "What is delta-v?" --model local:smollm2 --base-url http://127.0.0.1:8080/v1\n
-      wikiq ask "How does a gravity assist work?" --json | jq .citations
+      wikiq ask "How does a gravity assist work?" --json | jq .citations\n
+      wikiq ask "How long were the crews docked?" --faithful --cite numbered
     """
     wiki = _open(
         vault,
@@ -173,12 +196,13 @@ def ask(
         pages=k,
         answer_tokens=answer_tokens,
         sources=sources,
+        cite=cite,
     )
     try:
         if json:
-            print_json(wiki.ask(question).to_dict())
+            print_json(wiki.ask(question, faithful=faithful).to_dict())
             return
-        answer = stream_answer(wiki, question)
+        answer = stream_answer(wiki, question, faithful=faithful)
     finally:
         wiki.close()
     if answer is None:
@@ -193,6 +217,7 @@ def stream_answer(
     *,
     out: Console | None = None,
     shown_notes: set[str] | None = None,
+    faithful: bool = False,
 ) -> Answer | None:
     """Print one answer as it streams; None when the user pressed Ctrl-C.
 
@@ -202,7 +227,9 @@ def stream_answer(
     out = out or stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     choice = wiki.choose_model()  # the same model ask_stream picks (opened once, cached)
-    events: Generator[AnswerEvent, None, None] = wiki.ask_stream(question, history=history)
+    events: Generator[AnswerEvent, None, None] = wiki.ask_stream(
+        question, history=history, faithful=faithful
+    )
     wrote = False
     ends_with_newline = True
     try:
@@ -274,6 +301,7 @@ def chat(
     context: ContextOpt = None,
     k: PagesOpt = None,
     answer_tokens: AnswerTokensOpt = None,
+    cite: CiteOpt = None,
 ) -> None:
     """Talk with your vault: follow-up questions keep the conversation, each finds its own pages.
 
@@ -296,6 +324,7 @@ def chat(
         context=context,
         pages=k,
         answer_tokens=answer_tokens,
+        cite=cite,
     )
     out = stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)

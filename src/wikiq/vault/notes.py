@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from wikiq.errors import ConfigError
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.scan import LINK_OUT, UNDECODABLE, FileStat, inside
 
@@ -70,6 +71,7 @@ def scan_notes(
     candidates, skipped = _candidates(location)
     if setting.mode == SOURCES_AUTO:
         return NoteScan(candidates, skipped)
+    _check_folders(location, setting.folders)
     wanted = tuple(f"{f.lower()}/" for f in setting.folders)
     chosen = {f: st for f, st in candidates.items() if f.lower().startswith(wanted)}
     resolver = NoteResolver(candidates)
@@ -79,6 +81,19 @@ def scan_notes(
             file = f"{hit}.md"
             chosen[file] = candidates[file]
     return NoteScan(dict(sorted(chosen.items())), skipped)
+
+
+def _check_folders(location: VaultLocation, folders: Sequence[str]) -> None:
+    """Every folder the setting names is a folder inside the vault; else one clear sentence
+    (a mistyped folder would otherwise silently give no notes)."""
+    root = os.path.realpath(location.vault)
+    for folder in folders:
+        path = os.path.realpath(os.path.join(root, folder))
+        if not inside(path, root) or path == root or not os.path.isdir(path):
+            raise ConfigError(
+                f"The sources folder '{folder}' does not exist in the vault {location.vault}: "
+                "give folders relative to the vault root (e.g. --sources raw), or auto or off."
+            )
 
 
 def _candidates(location: VaultLocation) -> tuple[dict[str, FileStat], list[tuple[str, str]]]:

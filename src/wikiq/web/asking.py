@@ -5,8 +5,9 @@ in a worker thread. When the browser goes away the stream is cancelled between s
 iterator is closed, which closes the model connection too.
 
 Events: `retrieval` (the search JSON and the graph), `token` (display text), `done` (the whole
-answer, the cited pages, where each `[[link]]` goes, and the graph with the cited pages lit),
-`error` (one sentence).
+answer, the cited pages, where each `[[link]]` goes, the excerpts of the source notes it cites
+with the passage that answers marked, and the graph with the cited pages lit), `error` (one
+sentence).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
+from wikiq.answer.answerer import NOTE_TYPE
 from wikiq.answer.conversation import MAX_QUESTION_CHARS, history_turns
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
+from wikiq.answer.extractive import Idf, idf_from_catalog, passage_span
 from wikiq.answer.result import Answer, Turn
 from wikiq.errors import WikiqError
 from wikiq.retrieve.result import Retrieval
@@ -64,6 +67,8 @@ class AnswerEvents:
         self.wiki = wiki
         self.model = model
         self._limiter = limiter
+        self._idf: Idf | None = None  # for marking passages, kept while the catalog is
+        self._idf_catalog: object = None
 
     async def stream(self, question: Question) -> AsyncIterator[dict[str, Any]]:
         """SSE events for one question; errors become an `error` event, never a broken stream."""
@@ -112,8 +117,33 @@ class AnswerEvents:
             "answer": answer.to_dict(),
             "cited": cited,
             "links": link_targets(self.wiki, answer.text),
+            "excerpts": self._cited_excerpts(answer),
             "graph": answer_graph(self.wiki.retriever, answer.retrieval, cited),
         }
+
+    def _cited_excerpts(self, answer: Answer) -> list[dict[str, Any]]:
+        """The excerpts of the notes the answer cites: path, title, text, and `mark`, the
+        [start, end) of the passage that answers the question (None if none matches)."""
+        notes = {c.path for c in answer.citations if c.type == NOTE_TYPE}
+        if not notes or answer.retrieval is None:
+            return []
+        if self._idf is None or self.wiki.catalog is not self._idf_catalog:
+            self._idf, self._idf_catalog = idf_from_catalog(self.wiki.catalog), self.wiki.catalog
+        out = []
+        for x in answer.retrieval.sources:
+            if x.path in notes:
+                notes.discard(x.path)  # one excerpt per note, the best
+                span = passage_span(x.text, answer.question, self._idf)
+                out.append(
+                    {
+                        "path": x.path,
+                        "title": x.title,
+                        "text": x.text,
+                        "mark": span,
+                        "pages": x.pages,
+                    }
+                )
+        return out
 
 
 def link_targets(wiki: Wiki, text: str) -> dict[str, dict[str, str] | None]:

@@ -42,6 +42,58 @@
     return a;
   }
 
+  /* A source note opens in Obsidian by its vault path (notes live outside the wiki folder). */
+  function noteUrl(path) {
+    const vault = (state.info && state.info.obsidian_vault) || "";
+    return "obsidian://open?vault=" + encodeURIComponent(vault) + "&file=" + encodeURIComponent(path);
+  }
+
+  /* Under the answer: the excerpts of the notes it cites, the passage that answers marked.
+     Note text is untrusted: it only ever goes in as text, never as HTML. */
+  function showExcerpts(turn, excerpts) {
+    const box = turn.el.querySelector(".excerpts");
+    box.replaceChildren();
+    if (!Array.isArray(excerpts) || !excerpts.length) {
+      box.hidden = true;
+      return;
+    }
+    const heading = document.createElement("h3");
+    heading.textContent = turn.words.excerpts;
+    box.append(heading);
+    for (const x of excerpts) {
+      const item = document.createElement("figure");
+      item.className = "excerpt";
+      const caption = document.createElement("figcaption");
+      const link = document.createElement("a");
+      link.className = "note-link";
+      link.href = noteUrl(x.path);
+      link.title = turn.words.openNote;
+      link.textContent = x.title || x.path;
+      const path = document.createElement("span");
+      path.className = "note-path";
+      path.textContent = x.path;
+      caption.append(link, " ", path);
+      const quote = document.createElement("blockquote");
+      const text = String(x.text || "");
+      const mark = Array.isArray(x.mark) ? x.mark : null;
+      if (mark && mark[0] >= 0 && mark[1] > mark[0] && mark[1] <= text.length) {
+        const passage = document.createElement("mark");
+        passage.textContent = text.slice(mark[0], mark[1]);
+        quote.append(text.slice(0, mark[0]), passage, text.slice(mark[1]));
+      } else {
+        quote.textContent = text;
+      }
+      item.append(caption, quote);
+      box.append(item);
+    }
+    box.hidden = false;
+    // A long excerpt scrolls inside its box: start at the marked passage.
+    for (const passage of box.querySelectorAll("blockquote mark")) {
+      const quote = passage.parentElement;
+      quote.scrollTop = Math.max(0, passage.offsetTop - 8);  // the quote is the offset parent
+    }
+  }
+
   /* After the answer: point every link at the page it resolves to, and mark dead ones. */
   function fixLinks(container, links) {
     for (const a of container.querySelectorAll("a.wikilink")) {
@@ -74,6 +126,8 @@
       partial: "may be partial",
       searchedWith: " · searched with the earlier question",
       wrong: "Something went wrong.",
+      excerpts: "From your source notes",
+      openNote: "Open the note in Obsidian",
     },
     zh: {
       searching: "正在检索你的知识库…",
@@ -84,6 +138,8 @@
       partial: "可能只部分涵盖",
       searchedWith: " · 结合上一个问题检索",
       wrong: "出错了。",
+      excerpts: "原始笔记摘录",
+      openNote: "在 Obsidian 中打开这篇笔记",
     },
   };
 
@@ -232,6 +288,7 @@
       const body = turn.el.querySelector(".answer-body");
       renderAnswer(turn);
       fixLinks(body, data.links);
+      showExcerpts(turn, data.excerpts);
       const badge = turn.el.querySelector(".badge.arm");
       showArm(turn, answer.arm || badge.textContent, badge.title, answer.pure_llm, answer.covered);
       const modelBadge = turn.el.querySelector(".badge.model");
