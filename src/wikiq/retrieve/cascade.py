@@ -300,8 +300,12 @@ class Retriever:
             if held(word):
                 return True
             glossary = self._glossary()  # opened only for a noun the vault lacks as written
-            senses = glossary.senses(word)[:3] if glossary is not None else []
-            return any(held(sense) for sense in senses)
+            if glossary is None:
+                return False
+            # A verb and its object tagged as a noun ("建图") is not a thing to look for.
+            return glossary.verb_phrase(word) or any(
+                held(sense) for sense in glossary.senses(word)[:3]
+            )
 
         return tuple(chinese_nouns(question, anywhere))
 

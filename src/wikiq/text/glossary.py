@@ -69,6 +69,15 @@ class Glossary:
                 out.append(plain)
         return out
 
+    def verb_phrase(self, word: str) -> bool:
+        """A word the dictionary lacks that starts with a verb ("建图": 建 "to build" + 图): a
+        verb and its object, which a segmenter may tag as one noun, not the name of a thing."""
+        if len(word) < 2 or word in self._entries:
+            return False
+        raw = self._entries.get(word[0])
+        senses = [s for s in raw.split(_SEP) if not _NOT_A_SENSE.match(s)] if raw else []
+        return bool(senses) and senses[0].startswith("to ")
+
     def parts(self, word: str) -> list[str]:
         """`word` if the dictionary has it, else the longest known pieces left to right
         ("剪藏" → ["剪", "藏"]); pieces the dictionary lacks are dropped."""
