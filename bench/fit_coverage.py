@@ -39,8 +39,10 @@ COVERAGE_PY = BENCH_DIR.parent / "src" / "wikiq" / "retrieve" / "coverage.py"
 OLD_SET_WEIGHT = 50.0
 L2 = 0.1
 # Targets the thresholds are chosen for (issue 10): false "not covered" at most this share of
-# answerable natural questions (the issue allows 3%; the rest is a margin for the hidden sets)...
-MAX_FALSE_ABSTAIN = 0.025
+# answerable natural questions (the issue allows 3%; the rest is a margin for the hidden sets:
+# at 2.5% the cut rose to 0.22 once the abbreviation rule freed budget, and leave-one-vault-out
+# false "not covered" went to 3.9%; at 2% it is 1.7%)...
+MAX_FALSE_ABSTAIN = 0.02
 # "covered: yes" from here up; between the two cuts the answer carries a caveat.
 COVERED_FROM = 0.5
 

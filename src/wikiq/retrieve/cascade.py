@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from wikiq.retrieve.abbreviations import Abbreviations
 from wikiq.retrieve.body import BodyHits
 from wikiq.retrieve.coverage import NOT_COVERED, Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
@@ -90,6 +91,7 @@ class Retriever:
     semantic: SemanticSource | None = None
     _indexes: RetrievalIndexes | None = None
     notes: NoteSearch | None = None  # source notes outside the wiki folder (retrieve/sources.py)
+    _abbreviations: Abbreviations | None = field(default=None, repr=False)
 
     @property
     def indexes(self) -> RetrievalIndexes:
@@ -275,12 +277,22 @@ class Retriever:
         if not self.settings.unknown_name_rule:
             return ()
         known = self.indexes.text.term_ids
-        chinese = chinese_names(question, lambda w: all(t in known for t in match_terms(w)))
+
+        def held(word: str) -> bool:
+            return all(t in known for t in match_terms(word))
+
+        chinese = chinese_names(question, held)
         return tuple(
             word
             for word in [*name_words(question), *chinese]
-            if any(t not in known for t in match_terms(word))
+            if not held(word) and not self._abbreviates(word)
         )
+
+    def _abbreviates(self, word: str) -> bool:
+        """A Chinese word the vault writes in full ("抗战": 抗日战争; abbreviations.py)."""
+        if self._abbreviations is None:
+            self._abbreviations = Abbreviations(self.indexes.text.term_ids)
+        return bool(self._abbreviations.expansions(word))
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The Chinese common nouns of the question that no page, and no source note, holds
@@ -297,7 +309,7 @@ class Retriever:
 
         def anywhere(word: str) -> bool:
             # Held as written, or in English by one of its first three senses ("签证": visa).
-            if held(word):
+            if held(word) or self._abbreviates(word):
                 return True
             glossary = self._glossary()  # opened only for a noun the vault lacks as written
             if glossary is None:
