@@ -59,6 +59,7 @@ def test_the_answer_carries_the_excerpts_of_the_notes_it_cites_with_the_passage_
     done = ask(live.url, DOCKED).done
     (excerpt,) = done["excerpts"]
     assert excerpt["path"] == SPACE_RACE_NOTE
+    assert done["cited_notes"] == [SPACE_RACE_NOTE]  # counted apart from the cited pages
     text = (DEMO / f"{SPACE_RACE_NOTE}.md").read_text(encoding="utf-8")
     assert excerpt["text"] in text  # the note's own words
     start, end = excerpt["mark"]

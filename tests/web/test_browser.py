@@ -194,6 +194,8 @@ def test_the_excerpts_of_a_cited_note_show_under_the_answer_with_the_passage_mar
     assert "spent about 44 hours docked together" in marked
     quote = excerpts.locator("blockquote").inner_text()
     assert "Sputnik" in quote and "Sputnik" not in marked  # the excerpt, the passage marked in it
+    # The answer cites a note and no page: the status line says so, not "1 page cited".
+    assert turn.locator(".status").inner_text().startswith("1 note cited")
     page.screenshot(path=str(shots / "answer-with-excerpts.png"))
 
     # An answer that cites no note shows none.

@@ -116,6 +116,8 @@ class AnswerEvents:
         return {
             "answer": answer.to_dict(),
             "cited": cited,
+            # The source notes among them: the status line counts pages and notes apart.
+            "cited_notes": [c.path for c in answer.citations if c.type == NOTE_TYPE],
             "links": link_targets(self.wiki, answer.text),
             "excerpts": self._cited_excerpts(answer),
             "graph": answer_graph(self.wiki.retriever, answer.retrieval, cited),

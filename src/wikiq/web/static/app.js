@@ -122,7 +122,8 @@
       nothingBehind: "No page of your vault is behind this answer.",
       writing: "writing…",
       found: (n) => `${n} page${n === 1 ? "" : "s"} found · writing…`,
-      cited: (n) => `${n} page${n === 1 ? "" : "s"} cited`,
+      cited: (n, notes) =>
+        (notes ? `${n ? `${n} page${n === 1 ? "" : "s"} and ` : ""}${notes} note${notes === 1 ? "" : "s"}` : `${n} page${n === 1 ? "" : "s"}`) + " cited",
       partial: "may be partial",
       searchedWith: " · searched with the earlier question",
       wrong: "Something went wrong.",
@@ -134,7 +135,7 @@
       nothingBehind: "这个回答没有来自你知识库的页面。",
       writing: "正在撰写…",
       found: (n) => `找到 ${n} 个页面 · 正在撰写…`,
-      cited: (n) => `引用 ${n} 个页面`,
+      cited: (n, notes) => (notes ? `引用${n ? ` ${n} 个页面、` : " "}${notes} 篇原始笔记` : `引用 ${n} 个页面`),
       partial: "可能只部分涵盖",
       searchedWith: " · 结合上一个问题检索",
       wrong: "出错了。",
@@ -295,7 +296,8 @@
       modelBadge.hidden = false;
       modelBadge.textContent = answer.extractive ? "no model: quoted from pages" : answer.model || "model";
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      const n = (data.cited || []).length;
+      const notesCited = (data.cited_notes || []).length;
+      const n = (data.cited || []).length - notesCited;
       // A follow-up searched with the question before it says so (the searched text is the
       // badge's tooltip); a not-covered answer names the closest pages the same way.
       const notes = Array.isArray(answer.notes) ? answer.notes : [];
@@ -303,7 +305,7 @@
       const closest = notes.find((note) => note.startsWith("Closest in your vault"));
       if (searched || closest) badge.title = [searched, closest].filter(Boolean).join("\n");
       const how = searched ? turn.words.searchedWith : "";
-      setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${turn.words.cited(n)} · ${seconds} s`) + how);
+      setStatus(turn, (answer.pure_llm ? `${seconds} s` : `${turn.words.cited(n, notesCited)} · ${seconds} s`) + how);
       turn.el.classList.add("done");
       // The finished answer may have grown past the fold: bring its end into view.
       if (state.turns[state.turns.length - 1] === turn) turn.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
