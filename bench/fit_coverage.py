@@ -139,22 +139,23 @@ def ruled_out(p: np.ndarray, recs: list[dict]) -> np.ndarray:
 
 def thresholds(p: np.ndarray, recs: list[dict]) -> tuple[float, float]:
     """NOT_COVERED: among the cuts with false abstention ≤ MAX_FALSE_ABSTAIN on the natural
-    answerable questions and ≤ 1% on the older sets, the lowest that abstains on as many
-    uncovered questions as any of them (a higher cut that abstains on no more only costs
-    answerable questions); COVERED: COVERED_FROM."""
+    answerable questions and ≤ 1% on the older sets, the one that abstains on the most uncovered
+    questions, then costs the fewest answerable ones, then is the highest (the far end of a
+    plateau: a question just above the dev set's cut is more often uncovered than not);
+    COVERED: COVERED_FROM."""
     nat = np.array([r["set"].startswith("natural/") and r["answerable"] for r in recs])
     old = np.array([r["set"] in DEV_SETS for r in recs])
     uncovered = np.array([not r["answerable"] for r in recs])
     effective = np.array([not r["named"] for r in recs])  # named questions never abstain
     ruled = ruled_out(p, recs)
-    low, most = 0.0, -1
+    low, best = 0.0, (-1, 0)
     for t in np.arange(0.01, 0.9, 0.01):
         no = ((p < t) & effective) | ruled
         fa_nat = np.mean(no[nat])
         fa_old = np.mean(no[old])
-        abstained = int(no[uncovered].sum())
-        if fa_nat <= MAX_FALSE_ABSTAIN and fa_old <= 0.01 and abstained > most:
-            low, most = float(t), abstained
+        key = (int(no[uncovered].sum()), -int(no[nat].sum()))
+        if fa_nat <= MAX_FALSE_ABSTAIN and fa_old <= 0.01 and key >= best:
+            low, best = float(t), key
     # With classes balanced in the fit, 0.5 is where covered becomes the likelier reading.
     high = max(low, COVERED_FROM)
     return round(low, 2), round(max(high, low), 2)

@@ -75,7 +75,7 @@ COEFFICIENTS: dict[str, float] = {
     "name": 2.532,
 }
 # Below NOT_COVERED the vault does not cover the question; at COVERED and above it does.
-NOT_COVERED = 0.16
+NOT_COVERED = 0.18
 COVERED = 0.5
 # fitted:end
 
