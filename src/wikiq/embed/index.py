@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.embed.passages import DEFAULT_TEXT, TextMode, page_passages, text_spec
-from wikiq.embed.providers import Embedder
+from wikiq.llm import Embedder
 from wikiq.text.language import detect_language
 from wikiq.vault.cache import vault_cache_dir
 from wikiq.vault.catalog import Catalog
