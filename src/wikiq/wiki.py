@@ -173,7 +173,7 @@ class Wiki:
         why = background.needs_build(path)
         if why is None:
             return None
-        env = wiring.build_environment(self.config, background.DEFAULT_EMBED_MODEL)
+        env = wiring.build_environment(background.DEFAULT_EMBED_MODEL)
         child = background.start_build(
             self.location.vault, self.location.wiki_folder, path, env
         )

@@ -75,7 +75,7 @@ def embed_model_spec(config: Config, flag: str | None = None) -> str | None:
     return flag or config.get("embed_model") or None
 
 
-def build_environment(config: Config, embed_model: str) -> dict[str, str]:
+def build_environment(embed_model: str) -> dict[str, str]:
     """The environment of a background index build: this one, with the model it must use and
     the process it works for (it stops when that process is gone)."""
     return {
