@@ -18,8 +18,8 @@ from pathlib import Path
 from wikiq.cli.progress import ReadProgress
 from wikiq.embed.index import build_index
 from wikiq.embed.passages import TEXT_MODES, page_passages
-from wikiq.embed.providers import LocalE5, open_embedder
 from wikiq.embed.semantic import catalog_index_path
+from wikiq.llm import LocalE5, open_embedder
 from wikiq.wiki import Wiki
 
 

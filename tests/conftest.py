@@ -22,6 +22,9 @@ def _isolated_cache(
     """Tests never touch the user's real cache, config, or vault settings."""
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("WIKIQ_CACHE_DIR", str(cache))
+    # Code given no cache folder (a settings object made without the environment, a catalog
+    # opened directly) uses the platform's, which follows XDG_CACHE_HOME here.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache / "xdg"))
     monkeypatch.setenv("WIKIQ_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     # Never pick up a model running on the developer's machine, nor log their test questions.
     monkeypatch.setenv("WIKIQ_DETECT_OLLAMA", "0")

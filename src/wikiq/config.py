@@ -1,7 +1,11 @@
 """User settings: a TOML file, then environment variables, then command-line flags.
 
-Each value remembers where it came from, so `wikiq doctor` can say why a model is used. The
-file lives in `platformdirs.user_config_dir("wikiq")/config.toml` (or `$WIKIQ_CONFIG_DIR`):
+Every `WIKIQ_*` variable wikiq reads is a `Key` here and is read nowhere else: the composition
+root (`wikiq.wiring`) turns these settings into the plain values the core takes. Each value
+remembers where it came from (flag, environment, config file, default), so `wikiq doctor` can
+say why it is used. Some keys are read from flags and the environment only (`in_file=False`):
+where the vault and the caches are, and switches for one run. The file lives in
+`platformdirs.user_config_dir("wikiq")/config.toml` (or `$WIKIQ_CONFIG_DIR`):
 
     model = "ollama:qwen2.5:7b"        # writes answers
     keyword_model = "ollama:qwen2.5:3b"  # Stage 2 keywords; default: model; "none" turns it off
@@ -40,6 +44,7 @@ class Key:
     help: str
     default: Any = None
     secret: bool = False
+    in_file: bool = True  # False: flag and environment only (the config file refuses it)
 
 
 KEYS: tuple[Key, ...] = (
@@ -113,39 +118,78 @@ KEYS: tuple[Key, ...] = (
         "serve and mcp build the embedding index in the background (with the embed extra)",
         True,
     ),
+    # Flag and environment only: where things are, and switches for one run.
+    Key("vault", "path", "WIKIQ_VAULT", "the vault folder (like --vault)", in_file=False),
+    Key(
+        "wiki_folder",
+        "str",
+        "WIKIQ_WIKI_FOLDER",
+        "the wiki folder inside the vault (like --wiki-folder)",
+        in_file=False,
+    ),
+    Key(
+        "config_dir",
+        "path",
+        "WIKIQ_CONFIG_DIR",
+        "where config.toml lives (default: the user config folder)",
+        in_file=False,
+    ),
+    Key(
+        "cache_dir",
+        "path",
+        "WIKIQ_CACHE_DIR",
+        "where caches live (default: the user cache folder)",
+        in_file=False,
+    ),
+    # Free text, as before: only the off words turn Stage 0 off.
+    Key("embed", "str", "WIKIQ_EMBED", "'off' searches without the embedding index", "on", in_file=False),
+    Key(
+        "embed_model",
+        "str",
+        "WIKIQ_EMBED_MODEL",
+        "embedding model for `wikiq index --embed` (default: local:e5-small)",
+        in_file=False,
+    ),
+    Key(
+        "debug",
+        "str",
+        "WIKIQ_DEBUG",
+        "'1' shows the traceback of an unexpected error",
+        in_file=False,
+    ),
+    Key(
+        "build_for_pid",
+        "str",
+        "WIKIQ_BUILD_FOR_PID",
+        "set by serve and mcp on their background index build: it stops when they exit",
+        in_file=False,
+    ),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
-# Variables read where they are used rather than through `Config` (the vault, caches, Stage 0,
-# debugging), listed here so `wikiq doctor` and the README can name every WIKIQ_* variable.
-OTHER_VARIABLES: dict[str, str] = {
-    "WIKIQ_VAULT": "the vault folder (like --vault)",
-    "WIKIQ_WIKI_FOLDER": "the wiki folder inside the vault (like --wiki-folder)",
-    "WIKIQ_CONFIG_DIR": "where config.toml lives (default: the user config folder)",
-    "WIKIQ_CACHE_DIR": "where caches live (default: the user cache folder)",
-    "WIKIQ_EMBED": "'off' searches without the embedding index",
-    "WIKIQ_EMBED_MODEL": "embedding model for `wikiq index --embed` (default: local:e5-small)",
-    "WIKIQ_DEBUG": "'1' shows the traceback of an unexpected error",
-}
+FILE_KEYS = [k.name for k in KEYS if k.in_file]
 
 
 def environment_report(env: Mapping[str, str] | None = None) -> list[dict[str, str]]:
     """Every WIKIQ_* variable wikiq reads, what it does, and whether it is set (secrets hidden)."""
     env = os.environ if env is None else env
-    rows = [(k.env, k.help, k.secret) for k in KEYS] + [
-        (name, help, False) for name, help in OTHER_VARIABLES.items()
-    ]
     out = []
-    for name, help, secret in rows:
-        value = env.get(name)
-        shown = "" if value is None else ("(set, hidden)" if secret else value)
-        out.append({"name": name, "help": help, "value": shown})
+    for key in KEYS:
+        value = env.get(key.env)
+        shown = "" if value is None else ("(set, hidden)" if key.secret else value)
+        out.append({"name": key.env, "help": key.help, "value": shown})
     return out
+
+
+def debug_traceback(env: Mapping[str, str] | None = None) -> bool:
+    """`WIKIQ_DEBUG` is set: an unexpected error shows its traceback. Read alone, without the
+    config file, because it is asked while handling an error (maybe the file's own)."""
+    return bool((os.environ if env is None else env).get(KEYS_BY_NAME["debug"].env))
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$WIKIQ_CONFIG_DIR`, else the platform's user config folder (e.g. ~/.config/wikiq)."""
     env = os.environ if env is None else env
-    override = env.get("WIKIQ_CONFIG_DIR")
+    override = env.get(KEYS_BY_NAME["config_dir"].env)
     return Path(override) if override else Path(user_config_dir("wikiq", appauthor=False))
 
 
@@ -267,12 +311,12 @@ def _read_file(file: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in data.items():
         key = KEYS_BY_NAME.get(name)
-        if key is None:
-            close = difflib.get_close_matches(name, KEYS_BY_NAME, n=1)
+        if key is None or not key.in_file:
+            close = difflib.get_close_matches(name, FILE_KEYS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ConfigError(
                 f"Unknown setting '{name}' in {file}{hint}: known settings are "
-                f"{', '.join(KEYS_BY_NAME)}."
+                f"{', '.join(FILE_KEYS)}."
             )
         out[name] = _convert(key, value, f"'{name}' in {file}")
     return out

@@ -1,6 +1,27 @@
-"""Errors a user can fix. Each carries one clear sentence; the CLI prints it and exits non-zero."""
+"""Every error wikiq raises for a user to fix. Each carries one clear sentence; the CLI prints it
+and exits with the class's `exit_code`.
+
+    WikiqError                 a problem the user can fix (exit 1)
+    ├── NoVaultConfigured      no vault named anywhere: the skill's message (2)
+    ├── VaultNotFound          the named vault is not there (2)
+    ├── EmptyQuestion          nothing was asked (2)
+    ├── ConfigError            a setting is unreadable or of the wrong type (2)
+    ├── EmptyWiki              the vault has no pages yet (3)
+    ├── PageNotFound           `show` of a page that is not there (4)
+    ├── PathRefused            a page path that leads outside the wiki folder (4)
+    └── ModelError             a model cannot be used (5)
+        ├── ModelServerError   ... and the server said why (`kind`, HTTP `status`)
+        └── ContextTooSmall    ... its window cannot hold one page and an answer
+
+The modules that raise the last three name them too (`vault.access`, `llm.failures`,
+`answer.context`), so existing imports keep working. One exception lives elsewhere on purpose:
+`llm.transport.StreamCutOff`, a signal between the transport and the stream reader that
+never reaches a user (it becomes a `ModelServerError`).
+"""
 
 from __future__ import annotations
+
+from typing import Literal
 
 # The wiki-query skill's message, word for word (seed 003, Step 1), so agents and people who
 # know the skill see the same text from wikiq.
@@ -61,3 +82,40 @@ class ModelError(WikiqError):
 
 class ConfigError(WikiqError):
     exit_code = 2
+
+
+class PathRefused(WikiqError):
+    """A page path that points outside the wiki folder."""
+
+    exit_code = 4
+
+
+class ContextTooSmall(ModelError):
+    """The model's window cannot hold the instructions, one page and an answer."""
+
+
+FailureKind = Literal[
+    "unreachable",
+    "timeout",
+    "bad_key",
+    "model_not_found",
+    "endpoint_not_found",
+    "context_too_long",
+    "rate_limited",
+    "out_of_quota",
+    "server_error",
+    "rejected",
+    "cut_off",
+    "too_long",
+    "too_slow",
+]
+
+
+class ModelServerError(ModelError):
+    """A `ModelError` that also says what kind of failure it was (and the HTTP status, if any)."""
+
+    def __init__(self, sentence: str, *, kind: FailureKind, status: int | None = None) -> None:
+        super().__init__(sentence)
+        self.kind: FailureKind = kind
+        self.status = status
+        self.detail = ""  # all of the server's words (redacted), for providers that adapt requests

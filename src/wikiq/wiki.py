@@ -1,4 +1,7 @@
-"""`Wiki`: the Python API, and the one object every interface (CLI, web, MCP) is built on."""
+"""`Wiki`: the Python API, and the one object every interface (CLI, web, MCP) is built on.
+
+It takes its settings from the composition root (`wiring.py`, `models.py`) and hands the core
+plain values."""
 
 from __future__ import annotations
 
@@ -12,27 +15,25 @@ from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wikiq import wiring
 from wikiq.config import Config, load_config
 from wikiq.embed.semantic import AUTO_REFRESH_PAGES, catalog_index_path, semantic_source
-from wikiq.errors import ConfigError, EmptyQuestion
+from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, catalog_is_current, open_catalog
-from wikiq.vault.locate import VaultLocation, locate_vault
-from wikiq.vault.notes import SourcesSetting, parse_sources
+from wikiq.vault.locate import VaultLocation
+from wikiq.vault.notes import SourcesSetting
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
-    from wikiq.answer.answerer import Answer, Answerer, AnswerSettings, Turn
+    from wikiq.answer.answerer import Answer, Answerer, Turn
     from wikiq.answer.events import AnswerEvent
-    from wikiq.answer.models import ModelChoice, Models
-    from wikiq.llm.base import ChatModel
+    from wikiq.llm import ChatModel
+    from wikiq.models import ModelChoice, Models
+    from wikiq.retrieve.keywords import KeywordExtractor
     from wikiq.retrieve.sources import NoteSearch
     from wikiq.vault.note_index import NoteIndex
     from wikiq.vault.notes import NoteScan
-
-PURPOSE_FILE = "purpose.md"
-_MAX_SIDE_FILE_BYTES = 64_000
-
 
 # How often the vault is compared with the catalog: a stat of every page file, ~70 ms on
 # ob-wiki's 8,000 pages (docs/BENCHMARKS.md), done by a background thread in `serve` and `mcp`
@@ -52,6 +53,7 @@ class Wiki:
         self.catalog = catalog
         self._retriever: Retriever | None = None
         self._config = config
+        self._wired: wiring.Wired | None = None
         self._models: Models | None = None
         self._answerer: Answerer | None = None
         self._lock = threading.Lock()
@@ -70,13 +72,20 @@ class Wiki:
         return self._config
 
     @property
+    def wired(self) -> wiring.Wired:
+        """The plain values this wiki hands the core, read from `config` once."""
+        if self._wired is None:
+            self._wired = wiring.wire(self.config)
+        return self._wired
+
+    @property
     def models(self) -> Models:
         """The chat models this wiki uses, opened on first use and kept."""
         with self._lock:
             if self._models is None:
-                from wikiq.answer.models import Models
+                from wikiq.models import Models
 
-                self._models = Models(self.config)
+                self._models = Models(self.config, cache_dir=self.wired.keyword_cache_dir)
             return self._models
 
     @property
@@ -96,7 +105,7 @@ class Wiki:
     @property
     def sources_setting(self) -> SourcesSetting:
         """Which notes outside the wiki folder are source notes (`sources` setting)."""
-        return parse_sources(self.config.get("sources"))
+        return self.wired.sources
 
     def note_index(self) -> NoteIndex | None:
         """The source notes' index (built or refreshed now), or None when there are none."""
@@ -105,7 +114,7 @@ class Wiki:
         return open_note_index(
             self.catalog,
             self.sources_setting,
-            cache_dir=self._open_args.get("cache_dir"),
+            cache_dir=self.wired.cache_dir,
             use_cache=self._open_args.get("use_cache", True),
         )
 
@@ -144,7 +153,9 @@ class Wiki:
     def _semantic(self, embedder: Any = None) -> Any:
         # While a background build writes the index, search only reads it.
         refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
-        semantic = semantic_source(self.location, self.catalog, auto_refresh=refresh)
+        semantic = semantic_source(
+            self.location, self.catalog, enabled=self.wired.embeddings_on, auto_refresh=refresh
+        )
         if semantic is not None and embedder is not None:
             semantic.embedder = embedder  # the model already loaded: not loaded again
         return semantic
@@ -155,15 +166,17 @@ class Wiki:
         takes in the vectors as the build saves them. Returns the sentence to tell the user,
         or None when nothing was started."""
         from wikiq.embed import background
-        from wikiq.embed.semantic import embeddings_disabled
 
-        if embeddings_disabled() or not background.extra_installed():
+        if not self.wired.embeddings_on or not background.extra_installed():
             return None
         path = catalog_index_path(self.location, self.catalog)
         why = background.needs_build(path)
         if why is None:
             return None
-        child = background.start_build(self.location.vault, self.location.wiki_folder, path)
+        env = wiring.build_environment(background.DEFAULT_EMBED_MODEL)
+        child = background.start_build(
+            self.location.vault, self.location.wiki_folder, path, env
+        )
         if child is None:
             return None
         self._building = child
@@ -205,7 +218,9 @@ class Wiki:
         """The embedding index in one line, and how far a build is (doctor, web, MCP)."""
         from wikiq.embed.semantic import embeddings_summary
 
-        return embeddings_summary(self.location, self.catalog)
+        return embeddings_summary(
+            self.location, self.catalog, enabled=self.wired.embeddings_on
+        )
 
     def search(
         self,
@@ -234,13 +249,18 @@ class Wiki:
         retriever = self.retriever
         if settings is not None and settings != retriever.settings:
             retriever = retriever.with_settings(**settings.__dict__)
+        # Stage 2 only with a model the user configured (search never asks for a local
+        # Ollama); with none, the model code is not even loaded.
         if keywords is None and use_model and (self.config.model or self.config.keyword_model):
-            # Stage 2 only with a model the user configured, never an auto-detected one.
-            configured = self.models.configured_keyword_model()
-            keywords = self.models.keywords(configured) if configured is not None else None
+            keywords = self._keywords(self.models.answer_model(detect=False).model)
         if keywords is not None:
             retriever = retriever.with_sources(keywords=keywords)
         return retriever
+
+    def _keywords(self, answer: ChatModel | None) -> KeywordExtractor | None:
+        """Stage 2's keyword source when `answer` writes the answer (`keyword_rule`)."""
+        model = self.models.keyword_model(answer)
+        return self.models.keywords(model) if model is not None else None
 
     def choose_model(self, model: ChatModel | str | None = None) -> ModelChoice:
         """The model `ask` would use for `model` (None: the configured one, else a local
@@ -268,11 +288,11 @@ class Wiki:
 
         self.keep_fresh()
         choice = self.choose_model(model)
-        keyword_model = self.models.keyword_model(choice.model)
+        found = self._keywords(choice.model)
         retriever = self.retriever
         keywords: CountingKeywords | None = None
-        if keyword_model is not None:
-            keywords = CountingKeywords(self.models.keywords(keyword_model))
+        if found is not None:
+            keywords = CountingKeywords(found)
             retriever = retriever.with_sources(keywords=keywords)
         notes = [choice.note()] if choice.note() else []
         events = self._get_answerer().stream(
@@ -288,8 +308,8 @@ class Wiki:
             if isinstance(event, AnswerDone):
                 if keywords is not None:
                     event.answer.keyword_usage = keywords.usage
-                if self.config.get("query_log"):
-                    querylog.append(event.answer)
+                if self.wired.query_log:
+                    querylog.append(event.answer, self.wired.query_log_file)
             yield event
 
     def ask(
@@ -318,7 +338,7 @@ class Wiki:
                 self._answerer = Answerer(
                     self.catalog,
                     lambda q, n: self.retriever.retrieve(q, k=n),
-                    answer_settings(self.config, self.location),
+                    wiring.answer_settings(self.config, self.location),
                 )
             return self._answerer
 
@@ -341,13 +361,17 @@ class Wiki:
     ) -> Wiki:
         """Find the vault (argument, `WIKIQ_VAULT`, `.llm-wiki.json`, `CLAUDE.md`) and read it.
 
-        `config` defaults to the user's config file and environment (`wikiq.config`)."""
-        location = locate_vault(vault, wiki_folder)
+        `config` defaults to the user's config file and environment (`wikiq.config`);
+        `cache_dir` beats its `cache_dir` (`WIKIQ_CACHE_DIR`)."""
+        config = config if config is not None else load_config()
+        wired = wiring.wire(config, cache_dir=cache_dir)
+        location = wiring.locate(config, vault, wiki_folder)
         catalog = open_catalog(
-            location, cache_dir=cache_dir, use_cache=use_cache, progress=progress
+            location, cache_dir=wired.cache_dir, use_cache=use_cache, progress=progress
         )
         wiki = cls(location, catalog, config)
-        wiki._open_args = {"cache_dir": cache_dir, "use_cache": use_cache}
+        wiki._wired = wired
+        wiki._open_args = {"cache_dir": wired.cache_dir, "use_cache": use_cache}
         return wiki
 
     def watch(self, interval: float = REFRESH_INTERVAL) -> Callable[[], None]:
@@ -398,7 +422,9 @@ class Wiki:
                     self._retriever = None  # rebuilt with the notes re-read (per file)
                     self._answerer = None
                 return True
-            catalog = open_catalog(self.location, **self._open_args)
+            catalog = open_catalog(
+                self.location, **{"cache_dir": self.wired.cache_dir, **self._open_args}
+            )
             with self._lock:
                 # Questions already running keep the objects they hold; new ones get these.
                 self.catalog = catalog
@@ -416,38 +442,3 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size)
-
-
-def answer_settings(config: Config, location: VaultLocation) -> AnswerSettings:
-    """Answer settings from the configuration, with the wiki's purpose.md and the user's
-    custom instructions read now (both optional)."""
-    from wikiq.answer.answerer import CITE_STYLES, AnswerSettings
-    from wikiq.answer.context import ContextSettings
-
-    purpose = _read_side_file(location.wiki_root / PURPOSE_FILE) if location.wiki_folder else ""
-    instructions_path = config.instructions_path()
-    instructions = _read_side_file(instructions_path) if instructions_path else ""
-    cite = str(config.get("cite") or "wiki").strip().lower()
-    if cite not in CITE_STYLES:
-        raise ConfigError(
-            f"cite must be wiki or numbered, not '{cite}' (from {config.source('cite')})."
-        )
-    return AnswerSettings(
-        pages=int(config.get("pages")),
-        context=ContextSettings(
-            page_chars=int(config.get("page_chars")), answer_tokens=config.get("answer_tokens")
-        ),
-        context_window=config.context,
-        temperature=config.get("temperature"),
-        purpose=purpose,
-        instructions=instructions,
-        cite=cite,
-    )
-
-
-def _read_side_file(path: Path) -> str:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(_MAX_SIDE_FILE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return ""

@@ -8,9 +8,9 @@ import pytest
 
 from tests.answer.conftest import MOON
 from tests.support.fake_llm import FakeLLM
-from wikiq.answer.models import Models, config_report
 from wikiq.config import Config, load_config
 from wikiq.errors import ConfigError
+from wikiq.models import Models, config_report
 from wikiq.wiki import Wiki
 
 

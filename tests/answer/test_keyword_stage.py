@@ -158,3 +158,32 @@ def test_the_keyword_calls_tokens_are_counted_in_the_answers_usage(
     fake_llm.script(Reply.text("Leaves use light [[__WIKI_FOLDER__/concepts/photosynthesis]].", usage=(300, 12)))
     again = plant_wiki.ask(QUESTION, model=make_model()).to_dict()["usage"]
     assert again["keywords"] == {"prompt_tokens": 0, "completion_tokens": 0} and again["total_tokens"] == 312
+
+
+def test_one_keyword_rule_search_never_uses_a_detected_model_and_ask_does(
+    make_vault: VaultFactory, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing configured, a local Ollama answering: ask writes with it and takes its keywords;
+    # search writes nothing, so it asks no model at all (not even whether one runs).
+    from wikiq.models import Models
+
+    config = load_config(env={"WIKIQ_DETECT_OLLAMA": "1"})
+    wiki = Wiki.open(make_vault(ONE_PAGE), config=config)
+    detected: list[bool] = []
+
+    def detect() -> str:
+        detected.append(True)
+        return "ollama:fake-model"
+
+    monkeypatch.setenv("OLLAMA_HOST", fake_llm.root_url)
+    wiki._models = Models(config, detect=detect)
+
+    found = wiki.search(QUESTION)
+
+    assert fake_llm.chat_requests == [] and detected == [] and found.arm != "LLM+PPR"
+    fake_llm.script('["photosynthesis"]', "Glucose [[__WIKI_FOLDER__/concepts/photosynthesis]].")
+
+    answer = wiki.ask(QUESTION)
+
+    assert len(fake_llm.chat_requests) == 2 and answer.arm == "LLM+PPR"
+    assert answer.model == "ollama:fake-model"

@@ -4,14 +4,16 @@ line, and every error names the flag or variable that fixes it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import run_wikiq
 from tests.support.fake_llm import FakeLLM, Reply
-from wikiq.config import environment_report
+from wikiq.config import KEYS, environment_report
 
+SRC = Path(__file__).resolve().parents[2] / "src" / "wikiq"
 DEMO = str(Path(__file__).resolve().parents[2] / "examples" / "demo-vault")
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -69,3 +71,29 @@ def test_doctor_and_the_readme_name_every_variable_wikiq_reads() -> None:
     env = {row["name"]: row["value"] for row in json.loads(res.stdout)["config"]["environment"]}
     assert set(names) <= set(env) and env["WIKIQ_API_KEY"] == "(set, hidden)"
     assert "sk-secret" not in res.stdout
+
+
+def test_every_wikiq_variable_in_the_code_is_a_setting() -> None:
+    # A variable read anywhere else would be missing from `doctor` and from the composition
+    # root: every WIKIQ_* name written in the package must be a key of `config.py`.
+    named = {
+        found
+        for path in SRC.rglob("*.py")
+        for found in re.findall(r"WIKIQ_[A-Z_]+", path.read_text(encoding="utf-8"))
+    }
+    assert named <= {key.env for key in KEYS}, named - {key.env for key in KEYS}
+
+
+def test_doctor_shows_every_setting_with_where_it_came_from() -> None:
+    res = run_wikiq(
+        "doctor", "--vault", DEMO, "--sources", "off",
+        env={"WIKIQ_EMBED": "off", "WIKIQ_PAGES": "5", "COLUMNS": "200"},
+    )
+    assert res.code == 0, res.stderr
+    rows = {line.split()[0]: line for line in res.stdout.splitlines()[1:] if line.startswith("    ")}
+    assert {key.name for key in KEYS} <= set(rows)
+    assert "(--vault; WIKIQ_VAULT)" in rows["vault"] and "(--sources;" in rows["sources"]
+    assert "(environment WIKIQ_EMBED; WIKIQ_EMBED)" in rows["embed"]
+    assert "(default; WIKIQ_PAGE_CHARS)" in rows["page_chars"]
+    settings = json.loads(run_wikiq("doctor", "--vault", DEMO, "--json").stdout)["config"]
+    assert {row["name"] for row in settings["settings"]} == {key.name for key in KEYS}

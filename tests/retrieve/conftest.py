@@ -33,6 +33,6 @@ def make_catalog(make_vault: VaultFactory) -> CatalogFactory:
         files = {f"wiki/{path}.md": text for path, text in pages.items()}
         files["wiki/index.md"] = index_md(*(f"- [[{path}|{path.rsplit('/', 1)[-1]}]]" for path in pages))
         root: Path = make_vault(files, name=f"vault-{next(made)}")
-        return open_catalog(locate_vault(root, env={}))
+        return open_catalog(locate_vault(root))
 
     return make

@@ -32,13 +32,13 @@ class _Payload:
 
 def test_a_crafted_pickle_in_the_cache_folder_is_never_run(make_vault: VaultFactory, tmp_path: Path) -> None:
     vault = make_vault(PAGES)
-    first = open_catalog(locate_vault(vault, env={}))
+    first = open_catalog(locate_vault(vault))
     assert first.cache_file is not None
     cached_indexes(first, "both", 0.5)
     marker = tmp_path / "pwned"
     for name in ("catalog.npz", "terms.npz", "retrieval.npz"):
         (first.cache_file.parent / name).write_bytes(pickle.dumps(_Payload(marker)))
-    again = open_catalog(locate_vault(vault, env={}))
+    again = open_catalog(locate_vault(vault))
     ix = cached_indexes(again, "both", 0.5)
     assert not marker.exists()
     assert again.files_read == 2 and "concepts/orbit" in again.by_path  # rebuilt instead
@@ -47,9 +47,9 @@ def test_a_crafted_pickle_in_the_cache_folder_is_never_run(make_vault: VaultFact
 
 def test_what_the_cache_saves_comes_back_the_same(make_vault: VaultFactory) -> None:
     vault = make_vault(PAGES)
-    first = open_catalog(locate_vault(vault, env={}))
+    first = open_catalog(locate_vault(vault))
     built = cached_indexes(first, "both", 0.5)
-    second = open_catalog(locate_vault(vault, env={}))
+    second = open_catalog(locate_vault(vault))
     loaded = cached_indexes(second, "both", 0.5)
     assert second.files_read == 0
     assert [p for p in second.pages] == [p for p in first.pages]
@@ -84,8 +84,8 @@ def test_many_pages_come_back_the_same_from_their_columns(make_vault: VaultFacto
             f"---\ntype: concept\n{aliases}tags: [t{n}]\n---\n# 第{n}页 — Ünïcode\n\nSee [[p{(n + 1) % 12}]].\n"
         )
     vault = make_vault(pages)
-    first = open_catalog(locate_vault(vault, env={}))
-    second = open_catalog(locate_vault(vault, env={}))
+    first = open_catalog(locate_vault(vault))
+    second = open_catalog(locate_vault(vault))
     assert second.files_read == 0 and len(second.pages) == 12
     assert list(second.pages) == list(first.pages)
     p1 = second.pages[second.by_path["concepts/p1"]]

@@ -37,7 +37,7 @@ PAGES = {
 
 
 def _open(vault: Path, **kw: object):  # type: ignore[no-untyped-def]
-    return open_catalog(locate_vault(vault, env={}), **kw)  # type: ignore[arg-type]
+    return open_catalog(locate_vault(vault), **kw)  # type: ignore[arg-type]
 
 
 def test_pages_are_every_md_under_the_wiki_except_plugin_files(make_vault: VaultFactory) -> None:

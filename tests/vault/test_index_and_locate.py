@@ -10,9 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.vaults import VaultFactory, index_md
+from wikiq.config import load_config
 from wikiq.errors import NO_VAULT_MESSAGE, ConfigError, EmptyWiki, NoVaultConfigured, VaultNotFound
 from wikiq.vault.index_file import is_empty_index, parse_index
 from wikiq.vault.locate import locate_vault
+from wikiq.wiring import locate
 
 EMPTY_MARKER_INDEX = "# Wiki Index\n\n> No pages yet. Ingest sources to populate the Wiki.\n"
 
@@ -73,7 +75,7 @@ def _wiki(make_vault: VaultFactory, name: str = "vault", folder: str = "wiki") -
 
 def test_nothing_configured_prints_the_skills_message_word_for_word(tmp_path: Path) -> None:
     with pytest.raises(NoVaultConfigured) as err:
-        locate_vault(cwd=tmp_path, env={})
+        locate_vault(cwd=tmp_path)
     assert str(err.value) == NO_VAULT_MESSAGE
     assert str(err.value).startswith("No LLM Wiki vault is configured. Create a .llm-wiki.json")
     assert '{ "vaultPath": "/path/to/your/vault", "wikiFolder": "wiki" }' in str(err.value)
@@ -81,15 +83,18 @@ def test_nothing_configured_prints_the_skills_message_word_for_word(tmp_path: Pa
 
 
 def test_flag_beats_environment_beats_config_files(
-    make_vault: VaultFactory, tmp_path: Path
+    make_vault: VaultFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a, b, c = _wiki(make_vault, "a"), _wiki(make_vault, "b"), _wiki(make_vault, "c")
     project = tmp_path / "project"
     project.mkdir()
     (project / ".llm-wiki.json").write_text(json.dumps({"vaultPath": str(c)}))
-    assert locate_vault(a, cwd=project, env={"WIKIQ_VAULT": str(b)}).vault == a
-    assert locate_vault(cwd=project, env={"WIKIQ_VAULT": str(b)}).vault == b
-    found = locate_vault(cwd=project, env={})
+    from_env = load_config(env={"WIKIQ_VAULT": str(b), "WIKIQ_CONFIG_DIR": str(tmp_path)})
+    monkeypatch.chdir(project)
+    assert locate(from_env, a, None).vault == a and locate(from_env, a, None).source == "--vault"
+    assert locate(from_env, None, None).vault == b
+    assert locate(from_env, None, None).source == "WIKIQ_VAULT"
+    found = locate_vault(cwd=project)
     assert (
         found.vault == c
         and found.wiki_folder == "wiki"
@@ -104,7 +109,7 @@ def test_llm_wiki_json_in_a_parent_with_relative_path_and_folder(
     (tmp_path / ".llm-wiki.json").write_text('{"vaultPath": "notes", "wikiFolder": "kb"}')
     deep = tmp_path / "src" / "deeper"
     deep.mkdir(parents=True)
-    found = locate_vault(cwd=deep, env={})
+    found = locate_vault(cwd=deep)
     assert found.vault == vault.resolve() and found.wiki_folder == "kb"
     assert found.index_path == vault.resolve() / "kb" / "index.md"
 
@@ -114,7 +119,7 @@ def test_claude_md_line_is_used_when_no_json(make_vault: VaultFactory, tmp_path:
     (tmp_path / "CLAUDE.md").write_text(
         f"# Notes\n\nLLM Wiki vault: {vault} (wikiFolder: mywiki)\n"
     )
-    found = locate_vault(cwd=tmp_path, env={})
+    found = locate_vault(cwd=tmp_path)
     assert found.vault == vault.resolve() and found.wiki_folder == "mywiki"
     assert found.source.startswith("CLAUDE.md")
 
@@ -123,19 +128,19 @@ def test_json_wins_over_claude_md(make_vault: VaultFactory, tmp_path: Path) -> N
     j, c = _wiki(make_vault, "j"), _wiki(make_vault, "c")
     (tmp_path / ".llm-wiki.json").write_text(json.dumps({"vaultPath": str(j)}))
     (tmp_path / "CLAUDE.md").write_text(f"LLM Wiki vault: {c}\n")
-    assert locate_vault(cwd=tmp_path, env={}).vault == j
+    assert locate_vault(cwd=tmp_path).vault == j
 
 
 def test_broken_llm_wiki_json_is_one_clear_sentence(tmp_path: Path) -> None:
     (tmp_path / ".llm-wiki.json").write_text("{not json")
     with pytest.raises(ConfigError) as err:
-        locate_vault(cwd=tmp_path, env={})
+        locate_vault(cwd=tmp_path)
     assert "not valid JSON" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_missing_vault_path_is_reported(tmp_path: Path) -> None:
     with pytest.raises(VaultNotFound) as err:
-        locate_vault(tmp_path / "nope", cwd=tmp_path, env={})
+        locate_vault(tmp_path / "nope", cwd=tmp_path)
     assert "does not exist" in str(err.value) and "--vault" in str(err.value)
 
 
@@ -143,19 +148,19 @@ def test_missing_vault_path_is_reported(tmp_path: Path) -> None:
 def test_empty_wiki_gets_the_no_pages_yet_message(make_vault: VaultFactory, index: str) -> None:
     vault = make_vault({"wiki/index.md": index})
     with pytest.raises(EmptyWiki) as err:
-        locate_vault(vault, env={})
+        locate_vault(vault)
     assert "no pages yet" in str(err.value) and "ingest sources" in str(err.value)
 
 
 def test_wiki_folder_without_index_is_an_empty_wiki(make_vault) -> None:
     vault = make_vault({"wiki/entities/a.md": "# A\n"})
     with pytest.raises(EmptyWiki):
-        locate_vault(vault, env={})
+        locate_vault(vault)
 
 
 def test_plain_obsidian_vault_is_detected(make_vault: VaultFactory) -> None:
     vault = make_vault({"Notes/Idea.md": "# Idea\n", ".obsidian/app.json": "{}"})
-    found = locate_vault(vault, env={})
+    found = locate_vault(vault)
     assert (
         found.layout == "plain" and found.wiki_folder == "" and found.wiki_root == vault.resolve()
     )
@@ -163,7 +168,7 @@ def test_plain_obsidian_vault_is_detected(make_vault: VaultFactory) -> None:
 
 def test_pointing_at_the_wiki_folder_itself_works(make_vault: VaultFactory) -> None:
     vault = _wiki(make_vault)
-    found = locate_vault(vault / "wiki", env={})
+    found = locate_vault(vault / "wiki")
     assert (
         found.vault == vault.resolve()
         and found.wiki_folder == "wiki"
@@ -174,5 +179,5 @@ def test_pointing_at_the_wiki_folder_itself_works(make_vault: VaultFactory) -> N
 def test_explicit_wiki_folder_that_does_not_exist_is_reported(make_vault: VaultFactory) -> None:
     vault = _wiki(make_vault)
     with pytest.raises(VaultNotFound) as err:
-        locate_vault(vault, "kb", env={})
+        locate_vault(vault, "kb")
     assert "'kb'" in str(err.value)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wikiq.errors import ModelError
+from wikiq.errors import ContextTooSmall  # raised here, named here too
 from wikiq.text import count_tokens
 from wikiq.text.sentences import CUT_POINT
 from wikiq.text.wiki_links import LABEL, WIKI_LINK, target_with_heading
@@ -65,10 +65,6 @@ class Budget:
             "history": self.history,
             "pages": self.pages,
         }
-
-
-class ContextTooSmall(ModelError):
-    """The model's window cannot hold the instructions, one page and an answer."""
 
 
 def answer_reserve(window: int, settings: ContextSettings) -> int:

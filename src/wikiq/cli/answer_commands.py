@@ -389,14 +389,15 @@ def stats(
       wikiq stats\n
       wikiq stats --json | jq .pure_llm_rate
     """
-    from wikiq import querylog
+    from wikiq import querylog, wiring
 
-    records = querylog.read()
+    log = wiring.wire(load_config()).query_log_file
+    records = querylog.read(log)
     if vault is not None:
         wanted = str(vault.expanduser().resolve())
         records = [r for r in records if r.get("vault") == wanted]
     summary = querylog.summarize(records)
-    summary["log"] = str(querylog.log_path())
+    summary["log"] = str(log)
     if json:
         print_json(summary)
         return

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import typer
 
 from wikiq.cli.app import app
+from wikiq.config import debug_traceback
 from wikiq.errors import NoVaultConfigured, WikiqError
 
 try:  # Typer 0.29 and later raise their bundled copy of click's exceptions...
@@ -51,7 +51,7 @@ def run(argv: list[str] | None = None) -> None:
         sys.stderr.close()
         sys.exit(0)
     except Exception as err:
-        if os.environ.get("WIKIQ_DEBUG"):
+        if debug_traceback():
             raise
         print(
             f"wikiq hit an unexpected error: {type(err).__name__}: {err} "

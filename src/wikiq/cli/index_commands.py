@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from wikiq import wiring
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
 from wikiq.cli.output import stdout_console
 from wikiq.cli.progress import progress_bar
@@ -26,9 +27,9 @@ from wikiq.embed.background import clear_status, orphaned, read_status, write_st
 from wikiq.embed.index import build_index
 from wikiq.embed.parallel import ParallelLocalE5, usable_cores
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
-from wikiq.embed.providers import DEFAULT_EMBED_MODEL, chosen_embed_spec, open_embedder
-from wikiq.embed.semantic import catalog_index_path, embeddings_summary, index_report
+from wikiq.embed.semantic import catalog_index_path, index_report
 from wikiq.errors import ConfigError
+from wikiq.llm import DEFAULT_EMBED_MODEL, display_url, embed_spec, open_embedder
 from wikiq.wiki import Wiki
 
 
@@ -129,6 +130,7 @@ def index(
             out.print(f"{len(notes)} source notes ({notes.files_read} read now).")
         print_embedding_state(wiki, out)
         return
+    model = wiring.embed_model_spec(wiki.config, model)
     with _open_embedder(model, base_url, workers) as embedder:
         _build(wiki, path, embedder, mode, base_url, rebuild, json)
 
@@ -137,7 +139,7 @@ def index(
 def _open_embedder(model: str | None, base_url: str | None, workers: int | None) -> Iterator[Any]:
     """The embedder for a build: the bundled model on every core (worker processes), a
     server-backed one as it is."""
-    spec = chosen_embed_spec(model)
+    spec = embed_spec(model)
     count = workers or usable_cores()
     if spec.provider != "local" or count < 2:
         yield open_embedder(model, base_url=base_url)
@@ -155,15 +157,13 @@ def _build(
     rebuild: bool,
     json: bool,
 ) -> None:
-    from wikiq.llm.failures import display_url
-
     where = display_url(base_url) if base_url else ""
     started = time.time()
     batch = 32 * getattr(embedder, "workers", 1)  # each worker gets a full batch
     with _embed_progress(f"Embedding pages ({embedder.name}, {mode})") as bar:
 
         def progress(done: int, total: int) -> None:
-            if orphaned():  # started by a server that is gone: stop, keeping the work
+            if orphaned(wiki.wired.build_for_pid):  # started by a server that is gone: stop, keeping the work
                 raise KeyboardInterrupt
             bar(done, total)
             # How far it is, for `doctor`, the web page and MCP (throttled to one write a second).
@@ -222,7 +222,7 @@ def text_mode(text: str) -> TextMode:
 
 def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
     """The embedding index for `doctor --json` (None when there is none and none is building)."""
-    report = index_report(wiki.location, wiki.catalog)
+    report = index_report(wiki.location, wiki.catalog, enabled=wiki.wired.embeddings_on)
     status = read_status(catalog_index_path(wiki.location, wiki.catalog))
     if report is None and status is None:
         return None
@@ -234,7 +234,7 @@ def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
 def print_embedding_state(wiki: Wiki, out: Console | None = None) -> None:
     """One line for `doctor` and `index`: the embedding index and whether search uses it."""
     out = out or stdout_console()
-    summary = embeddings_summary(wiki.location, wiki.catalog)
+    summary = wiki.embeddings_summary()
     out.print(f"[bold]Embeddings[/bold]     {escape(summary)}")
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from wikiq.embed.background import extra_installed
-from wikiq.embed.providers import INSTALL_HINT
-from wikiq.embed.semantic import catalog_index_path, embeddings_disabled
+from wikiq.embed.semantic import catalog_index_path
+from wikiq.llm import INSTALL_HINT
 from wikiq.wiki import Wiki
 
 # Below this many pages a question's words find its page well enough without embeddings.
@@ -20,7 +20,7 @@ TIP_MARKER = "tip-embeddings-shown"
 def semantic_index_tip(wiki: Wiki, covered: str) -> None:
     """After a question the vault's words did not settle (`covered` not "yes"), on a vault with
     no embedding index: say once that one would help, and how to build it."""
-    if covered == "yes" or len(wiki.catalog) < MIN_PAGES or embeddings_disabled():
+    if covered == "yes" or len(wiki.catalog) < MIN_PAGES or not wiki.wired.embeddings_on:
         return
     if wiki.catalog.cache_file is None:  # no cache folder to remember the tip in
         return

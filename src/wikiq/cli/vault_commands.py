@@ -17,7 +17,6 @@ from wikiq.cli.app import (
     app,
     open_wiki,
     print_json,
-    sources_config,
 )
 from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
@@ -45,9 +44,14 @@ def doctor(
       wikiq doctor --vault ~/Obsidian/MyVault\n
       wikiq doctor --json | jq .dead_links
     """
-    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
+    from wikiq.config import load_config
+    from wikiq.models import config_report
+
+    # The flags go into the settings too, so every setting is shown with where it came from.
+    settings = load_config(flags={"vault": vault, "wiki_folder": wiki_folder, "sources": sources})
+    wiki = open_wiki(vault, wiki_folder, settings)
     health = vault_health(wiki.catalog, wiki.source_notes())
-    config = _config_report()
+    config = config_report(settings)
     from wikiq.cli.index_commands import embedding_state, print_embedding_state
 
     if json:
@@ -56,14 +60,6 @@ def doctor(
     _print_health(health)
     _print_config(config)
     print_embedding_state(wiki)
-
-
-def _config_report() -> dict[str, Any]:
-    """The effective model configuration and where each value came from (keys never shown)."""
-    from wikiq.answer.models import config_report
-    from wikiq.config import load_config
-
-    return config_report(load_config())
 
 
 def _print_config(c: dict[str, Any]) -> None:
@@ -78,17 +74,12 @@ def _print_config(c: dict[str, Any]) -> None:
         note = f" — {m['note']}" if m.get("note") else ""
         detail = escape(f"{spec} ({m['source']}{window}){note}")
         out.print(f"[bold]{label:<14}[/bold] {detail}", markup=True)
+    # Every setting and where it came from: flag, environment, config file or default.
+    out.print("[bold]Settings[/bold]     (see --json for what each one does)")
     for row in c["settings"]:
-        if row["source"] != "default" and row["name"] not in ("model", "keyword_model"):
-            out.print(f"    {row['name']} = {row['value']}  ({row['source']})", markup=False)
-    set_vars = [v for v in c.get("environment", []) if v["value"]]
-    names = ", ".join(v["name"] for v in c.get("environment", []))
-    if set_vars:
-        out.print(
-            "[bold]Environment[/bold]  "
-            + escape(", ".join(f"{v['name']}={v['value']}" for v in set_vars))
-        )
-    out.print(f"[dim]Variables read: {escape(names)} (see --json for each one's use).[/dim]")
+        value = "" if row["value"] is None else str(row["value"])
+        line = escape(f"    {row['name']:<17} {value or '-'}  ({row['source']}; {row['env']})")
+        out.print(line if row["source"] != "default" else f"[dim]{line}[/dim]")
     for problem in c["problems"]:
         out.print(f"[yellow]•[/yellow] {escape(problem)}")
 

@@ -6,8 +6,8 @@ imports it until a page or a question is embedded.
 """
 
 from wikiq.embed.index import BuildReport, EmbeddingIndex, build_index, index_path, load_index
-from wikiq.embed.providers import DEFAULT_EMBED_MODEL, Embedder, open_embedder
 from wikiq.embed.semantic import SemanticSearch, semantic_source
+from wikiq.llm import DEFAULT_EMBED_MODEL, Embedder, open_embedder
 
 __all__ = [
     "DEFAULT_EMBED_MODEL",

@@ -18,19 +18,17 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wikiq.embed.index import load_index
-from wikiq.embed.providers import DEFAULT_EMBED_MODEL
+from wikiq.llm import DEFAULT_EMBED_MODEL
 
 STATUS_FILE = "embeddings-build.json"
 LOG_FILE = "embeddings-build.log"
 NICENESS = 10
-# Set for a build started here: the server's pid. The build stops (saving its work) when the
-# server is gone, even if the server was killed without a chance to stop it.
-PARENT_VARIABLE = "WIKIQ_BUILD_FOR_PID"
 
 
 @dataclass(frozen=True)
@@ -108,9 +106,12 @@ def needs_build(index_file: Path) -> str | None:
     return None if index.complete else "the embedding index is incomplete"
 
 
-def start_build(vault: Path, wiki_folder: str, index_file: Path) -> subprocess.Popen[bytes] | None:
-    """Start `wikiq index --embed` for this vault at low priority; None if it cannot start
-    (or one is running already)."""
+def start_build(
+    vault: Path, wiki_folder: str, index_file: Path, env: Mapping[str, str]
+) -> subprocess.Popen[bytes] | None:
+    """Start `wikiq index --embed` for this vault at low priority, in the environment `env`
+    (which names the model and this process); None if it cannot start (or one is running
+    already)."""
     status = read_status(index_file)
     if status is not None and status.running:
         return None
@@ -128,11 +129,7 @@ def start_build(vault: Path, wiki_folder: str, index_file: Path) -> subprocess.P
             stdout=log,
             stderr=log,
             start_new_session=True,  # Ctrl-C on the server is not the build's business
-            env={
-                **os.environ,
-                "WIKIQ_EMBED_MODEL": DEFAULT_EMBED_MODEL,
-                PARENT_VARIABLE: str(os.getpid()),
-            },
+            env=dict(env),
         )
     except OSError:
         return None
@@ -158,7 +155,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def orphaned() -> bool:
-    """True in a background build whose server has exited."""
-    parent = os.environ.get(PARENT_VARIABLE, "")
+def orphaned(parent: str) -> bool:
+    """True in a background build whose server (process id `parent`, `WIKIQ_BUILD_FOR_PID`)
+    has exited."""
     return parent.isdigit() and os.getppid() != int(parent)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.embed.passages import DEFAULT_TEXT, TextMode, page_passages, text_spec
-from wikiq.embed.providers import Embedder
+from wikiq.llm import Embedder
 from wikiq.text.language import detect_language
 from wikiq.vault.cache import vault_cache_dir
 from wikiq.vault.catalog import Catalog
@@ -193,7 +193,9 @@ def build_index(
     """Create or refresh the index: embed only what changed, saving every `save_every` seconds
     and on interrupt. `only` limits the work to these page paths (the rest keeps its vectors)."""
     t0 = time.perf_counter()
-    path = path or index_path(catalog.location)
+    if path is None:  # where search looks: beside the catalog's cache file
+        cached = catalog.cache_file
+        path = cached.parent / INDEX_FILE if cached is not None else index_path(catalog.location)
     spec = text_spec(text)
     old = None if rebuild else load_index(path)
     rebuilt = old is None or not old.matches(embedder.name, spec, where)

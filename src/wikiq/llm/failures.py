@@ -6,27 +6,12 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
-from wikiq.errors import ModelError
-
-FailureKind = Literal[
-    "unreachable",
-    "timeout",
-    "bad_key",
-    "model_not_found",
-    "endpoint_not_found",
-    "context_too_long",
-    "rate_limited",
-    "out_of_quota",
-    "server_error",
-    "rejected",
-    "cut_off",
-    "too_long",
-    "too_slow",
-]
+# The error lives with the others; named here too because every provider raises it from here.
+from wikiq.errors import FailureKind, ModelServerError
 
 CONTEXT_TOO_LONG = re.compile(
     r"context[ _-]?length|context[ _-]?size|context[ _-]?window|maximum context|"
@@ -49,16 +34,6 @@ _OUT_OF_QUOTA = re.compile(
     r"billing",
     re.IGNORECASE,
 )
-
-
-class ModelServerError(ModelError):
-    """A `ModelError` that also says what kind of failure it was (and the HTTP status, if any)."""
-
-    def __init__(self, sentence: str, *, kind: FailureKind, status: int | None = None) -> None:
-        super().__init__(sentence)
-        self.kind: FailureKind = kind
-        self.status = status
-        self.detail = ""  # all of the server's words (redacted), for providers that adapt requests
 
 
 @dataclass(frozen=True)

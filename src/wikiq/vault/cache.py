@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,11 +43,11 @@ _PAGE_FIELDS = [f.name for f in dataclasses.fields(Page)]
 
 
 def cache_root(override: Path | None = None) -> Path:
-    """`WIKIQ_CACHE_DIR`, else the platform's user cache folder (e.g. ~/.cache/wikiq)."""
+    """`override` (the `cache_dir` setting, `WIKIQ_CACHE_DIR`, handed down by the composition
+    root), else the platform's user cache folder (e.g. ~/.cache/wikiq)."""
     if override is not None:
         return override
-    env = os.environ.get("WIKIQ_CACHE_DIR")
-    return Path(env) if env else Path(user_cache_dir("wikiq", appauthor=False))
+    return Path(user_cache_dir("wikiq", appauthor=False))
 
 
 def shared_cache_dir(vault_cache_file: Path, name: str) -> Path:

@@ -1,4 +1,5 @@
-"""Finding the vault: `--vault`, `WIKIQ_VAULT`, `.llm-wiki.json`, then a `CLAUDE.md` line.
+"""Finding the vault: the one named (`--vault`, or `WIKIQ_VAULT` read by the composition root),
+else `.llm-wiki.json`, then a `CLAUDE.md` line.
 
 The order and the no-vault message follow the wiki-query skill (seed 003, Step 1). We never
 guess among vaults: with nothing configured the user gets the skill's message, word for word.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -55,18 +55,16 @@ def locate_vault(
     vault: str | os.PathLike[str] | None = None,
     wiki_folder: str | None = None,
     *,
+    source: str = "--vault",
     cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
 ) -> VaultLocation:
-    """Resolve the vault from flag, environment, `.llm-wiki.json` or `CLAUDE.md`, then validate it."""
-    env = os.environ if env is None else env
+    """Resolve the vault named by `vault` (found by `source`, for messages and `doctor`), else
+    from `.llm-wiki.json` or `CLAUDE.md`, then validate it."""
     cwd = (cwd or Path.cwd()).resolve()
-    folder_override = wiki_folder or env.get("WIKIQ_WIKI_FOLDER") or None
+    folder_override = wiki_folder or None
 
     if vault is not None and str(vault) != "":
-        return open_location(_expand(Path(vault), cwd), folder_override, "--vault")
-    if env.get("WIKIQ_VAULT"):
-        return open_location(_expand(Path(env["WIKIQ_VAULT"]), cwd), folder_override, "WIKIQ_VAULT")
+        return open_location(_expand(Path(vault), cwd), folder_override, source)
     found = _from_llm_wiki_json(cwd)
     if found is not None:
         root, folder, source = found

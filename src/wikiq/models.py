@@ -1,10 +1,13 @@
 """Which models answer and extract keywords, from the configuration, opened once and reused.
 
+Part of the composition root (beside `wiring.py`): it reads the settings so the core need not.
 Order for the answer model: the caller's argument, then the configured `model` (flag,
 environment, config file). When nothing is configured, a local Ollama is used if one answers
-(and the answer says so); otherwise there is no model and answers are extractive. The keyword
-model is `keyword_model` if set, else the answer model; `keyword_model = "none"` turns Stage 2
-off.
+(and the answer says so); otherwise there is no model and answers are extractive.
+
+One rule picks the keyword model (`keyword_rule`): `keyword_model` if set, else the model that
+writes the answer; `keyword_model = "none"` turns Stage 2 off. `search` writes no answer: its
+answer model is the configured one, never a detected one (`answer_model(detect=False)`).
 """
 
 from __future__ import annotations
@@ -13,13 +16,22 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wikiq.config import Config, environment_report
 from wikiq.llm import ChatModel, detect_local_ollama, open_model, parse_model_spec
 from wikiq.retrieve.keywords import KeywordExtractor
-from wikiq.vault.cache import cache_root
 
 Detect = Callable[[], str | None]
+KeywordRule = Literal["off", "own", "answer"]
+
+
+def keyword_rule(config: Config) -> KeywordRule:
+    """Where Stage 2's model comes from: nowhere (`keyword_model = "none"`), its own setting,
+    or the model that writes the answer."""
+    if config.keywords_off:
+        return "off"
+    return "own" if config.keyword_model else "answer"
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,12 @@ class ModelChoice:
 class Models:
     """The chat models one `Wiki` uses; each spec is opened once (its connection is reused)."""
 
-    def __init__(self, config: Config, *, detect: Detect | None = None) -> None:
+    def __init__(
+        self, config: Config, *, detect: Detect | None = None, cache_dir: Path | None = None
+    ) -> None:
+        """`cache_dir`: where keyword answers are kept (None: not kept)."""
         self.config = config
+        self.cache_dir = cache_dir
         self._detect = detect or detect_local_ollama
         self._detected: str | None = None
         self._detect_done = False
@@ -56,8 +72,11 @@ class Models:
         self._extractors: dict[int, KeywordExtractor] = {}
         self._lock = threading.Lock()
 
-    def answer_model(self, model: ChatModel | str | None = None) -> ModelChoice:
-        """The answer model for a call that passed `model` (None: use the configuration)."""
+    def answer_model(
+        self, model: ChatModel | str | None = None, *, detect: bool = True
+    ) -> ModelChoice:
+        """The answer model for a call that passed `model` (None: use the configuration; a
+        local Ollama only with `detect`)."""
         if model is not None and not isinstance(model, str):
             return ModelChoice(model, model.name, "argument")
         if isinstance(model, str) and model.strip():
@@ -66,38 +85,29 @@ class Models:
         if spec:
             opened = self.open(spec, self.config.base_url)
             return ModelChoice(opened, spec, self.config.source("model"))
-        if self.config.get("detect_ollama"):
+        if detect and self.config.get("detect_ollama"):
             found = self.detected()
             if found:
                 return ModelChoice(self.open(found, None), found, "auto-detected")
         return ModelChoice(None, None, "none configured")
 
     def keyword_model(self, answer: ChatModel | None) -> ChatModel | None:
-        """The model for Stage 2 keywords, or None (Stage 2 then does not run)."""
-        if self.config.keywords_off:
+        """The model for Stage 2 keywords when `answer` writes the answer, or None (Stage 2
+        then does not run)."""
+        rule = keyword_rule(self.config)
+        if rule == "off":
             return None
-        spec = self.config.keyword_model
-        if spec:
+        if rule == "own":
             base_url = self.config.get("keyword_base_url") or self.config.base_url
-            return self.open(spec, base_url)
+            return self.open(self.config.keyword_model or "", base_url)
         return answer
 
-    def configured_keyword_model(self) -> ChatModel | None:
-        """The keyword model the user configured (for `search`: never an auto-detected one)."""
-        if self.config.keywords_off:
-            return None
-        if self.config.keyword_model:
-            return self.keyword_model(None)
-        if self.config.model:
-            return self.open(self.config.model, self.config.base_url)
-        return None
-
     def keywords(self, model: ChatModel) -> KeywordExtractor:
-        """A keyword extractor for `model`, caching answers under the user cache folder."""
+        """A keyword extractor for `model`, keeping its answers in `cache_dir`."""
         with self._lock:
             extractor = self._extractors.get(id(model))
             if extractor is None or extractor.model is not model:
-                extractor = KeywordExtractor(model, cache_dir=keyword_cache_dir())
+                extractor = KeywordExtractor(model, cache_dir=self.cache_dir)
                 self._extractors[id(model)] = extractor
             return extractor
 
@@ -143,10 +153,6 @@ class Models:
             self._open.clear()
 
 
-def keyword_cache_dir() -> Path:
-    return cache_root() / "keywords"
-
-
 def config_report(config: Config, *, detect: Detect | None = None) -> dict[str, object]:
     """What `ask` will use and why, without calling any model (`wikiq doctor`); keys never shown."""
     from wikiq.errors import ModelError
@@ -163,20 +169,21 @@ def config_report(config: Config, *, detect: Detect | None = None) -> dict[str, 
     if answer["spec"] is None:
         answer["note"] = "no model: answers are extracted passages, quoted from the vault"
     keyword: dict[str, object]
-    if config.keywords_off:
+    rule = keyword_rule(config)
+    if rule == "off":
         keyword = {"spec": None, "source": config.source("keyword_model"), "note": "Stage 2 off"}
-    elif config.keyword_model:
+    elif rule == "own":
         keyword = {"spec": config.keyword_model, "source": config.source("keyword_model")}
     elif answer["spec"] is None:
         keyword = {"spec": None, "source": "no model", "note": "Stage 2 needs a model"}
     else:
         keyword = {"spec": answer["spec"], "source": "same as the answer model"}
     checks = [("answer", answer["spec"], config.base_url)]
-    if config.keyword_model and not config.keywords_off:
+    if rule == "own":
         checks.append(
             ("keyword", keyword["spec"], config.get("keyword_base_url") or config.base_url)
         )
-    elif isinstance(answer["spec"], str) and not config.keywords_off:
+    elif isinstance(answer["spec"], str) and rule == "answer":
         keyword["context_window"] = None
     for role, spec, base_url in checks:
         if isinstance(spec, str):
@@ -205,8 +212,6 @@ def _read_key_file(path: object) -> str | None:
     """The first line of the key file (`api_key_file`, WIKIQ_API_KEY_FILE, --api-key-file)."""
     if not path:
         return None
-    from pathlib import Path
-
     from wikiq.errors import ConfigError
 
     file = Path(str(path)).expanduser()

