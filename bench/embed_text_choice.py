@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devsets import BENCH
 
 from wikiq.embed.index import PageVectors, index_path, load_index
-from wikiq.embed.providers import open_embedder
+from wikiq.llm import open_embedder
 from wikiq.embed.semantic import catalog_index_path
 from wikiq.retrieve.evaluate import load_questions, run_questions, summarize
 from wikiq.wiki import Wiki
