@@ -65,3 +65,13 @@ def test_long_text_is_judged_by_its_start() -> None:
 )
 def test_language_names(code: str, name: str) -> None:
     assert language_name(code) == name
+
+
+def test_mostly_cjk_counts_the_scripts_and_their_punctuation() -> None:
+    from wikiq.text.scripts import mostly_cjk
+
+    assert mostly_cjk("同步的端到端加密密码忘了，数据还能找回吗？")
+    assert mostly_cjk("한국어 문장입니다")  # Korean is CJK too
+    assert not mostly_cjk("How does a gravity assist work?")
+    assert not mostly_cjk("Sync 同步 settings and plugins")  # mostly Latin letters
+    assert not mostly_cjk("")

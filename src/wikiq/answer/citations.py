@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from wikiq.answer.context import clean_page_text
 from wikiq.answer.placeholder import PLACEHOLDER, partial_suffix
 from wikiq.answer.prompts import REFERENCES_HEADING
+from wikiq.text.scripts import mostly_cjk
 from wikiq.text.sentences import SHORT_END
 from wikiq.text.wiki_links import EMBED, TARGET, WIKI_LINK, link_inner
 from wikiq.vault.catalog import Catalog
@@ -444,8 +445,7 @@ def _clean_description(text: str) -> str:
 def _shorten(text: str) -> str:
     """A short description, ended at a sentence if one ends late enough, else at a word."""
     text = " ".join(text.split())
-    cjk = sum(1 for ch in text[:200] if "\u3000" <= ch <= "\u9fff") * 2 > len(text[:200])
-    limit = MAX_DESCRIPTION_CHARS_CJK if cjk else MAX_DESCRIPTION_CHARS
+    limit = MAX_DESCRIPTION_CHARS_CJK if mostly_cjk(text[:200]) else MAX_DESCRIPTION_CHARS
     if len(text) <= limit:
         return text
     window = text[:limit]

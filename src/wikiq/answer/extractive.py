@@ -18,6 +18,7 @@ import numpy as np
 from wikiq.answer.context import clean_page_text, question_weights
 from wikiq.answer.placeholder import PLACEHOLDER
 from wikiq.retrieve.result import SourceExcerpt
+from wikiq.text.scripts import mostly_cjk
 from wikiq.text.sentences import ENDS_WITH_CJK_STOP, split_sentences
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.markdown import CALLOUT, mask_code, without_block_ids
@@ -140,7 +141,7 @@ def best_excerpt(text: str, question: dict[str, float]) -> tuple[str, float]:
         return "", 0.0
     scores = [_score(set(match_terms(s)), question) for s in sentences]
     best = max(range(len(sentences)), key=lambda k: (scores[k], -k))
-    limit = MAX_QUOTE_CHARS_CJK if _mostly_cjk(text) else MAX_QUOTE_CHARS
+    limit = MAX_QUOTE_CHARS_CJK if mostly_cjk(text) else MAX_QUOTE_CHARS
     lo = hi = best
     length = len(sentences[best])
     grew = True
@@ -171,11 +172,6 @@ def _join(sentences: Sequence[str]) -> str:
             out += " "
         out += sentence
     return out
-
-
-def _mostly_cjk(text: str) -> bool:
-    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
-    return cjk * 2 > len(text)
 
 
 def _cut_words(text: str, limit: int) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # U+3005 (々, iteration mark) and U+3007 (〇) behave as ideographs in running text. The
 # radicals (U+2E80-U+2FDF) turn up in text extracted from PDFs in place of the ideographs
 # they look like; NFKC maps them back.
@@ -14,3 +16,12 @@ HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
 CJK = HAN + KANA + HANGUL
 # Latin letters beyond ASCII: Latin-1 letters (not × ÷) and Latin Extended-A/B.
 LATIN_EXTRA = "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+
+# CJK punctuation and full-width forms count with the script they punctuate.
+_CJK_CHAR = re.compile(f"[{CJK}\u3000-\u303f\uff00-\uffef]")
+
+
+def mostly_cjk(text: str) -> bool:
+    """More than half of `text`'s characters are Chinese, Japanese or Korean (with their
+    punctuation): such text says as much in fewer characters."""
+    return len(_CJK_CHAR.findall(text)) * 2 > len(text)
