@@ -135,6 +135,10 @@ def test_a_sources_folder_that_does_not_exist_is_one_clear_sentence(
     assert res.code != 0
     assert f"The sources folder '{folder}' does not exist in the vault" in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    # `chat` says so before its first question.
+    chat = run_wikiq("chat", "--vault", str(vault), "--sources", folder)
+    assert f"The sources folder '{folder}' does not exist in the vault" in chat.stderr
+    assert chat.code != 0 and "Traceback" not in chat.stderr
     # A folder that exists is taken as before, whatever else the list holds.
     ok = run_wikiq("search", "synthetic trace", "--vault", str(vault), "--sources", "raw")
     assert ok.code == 0, ok.stderr

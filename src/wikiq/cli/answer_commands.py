@@ -301,6 +301,7 @@ def chat(
     context: ContextOpt = None,
     k: PagesOpt = None,
     answer_tokens: AnswerTokensOpt = None,
+    sources: SourcesOpt = None,
     cite: CiteOpt = None,
 ) -> None:
     """Talk with your vault: follow-up questions keep the conversation, each finds its own pages.
@@ -324,8 +325,10 @@ def chat(
         context=context,
         pages=k,
         answer_tokens=answer_tokens,
+        sources=sources,
         cite=cite,
     )
+    wiki.source_notes()  # a mistyped --sources folder is said now, not at the first question
     out = stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     choice = wiki.choose_model()
