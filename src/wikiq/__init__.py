@@ -11,8 +11,9 @@ Names are imported on first use, so `import wikiq` stays cheap (the CLI starts f
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from wikiq.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from wikiq.answer.result import Answer, Turn
@@ -35,14 +36,4 @@ _LAZY = {
 __all__ = ["Answer", "RankedPage", "Retrieval", "Seed", "Turn", "Wiki", "WikiqError"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'wikiq' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
