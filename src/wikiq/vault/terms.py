@@ -46,7 +46,15 @@ class TermIndex:
 
     vocab: list[str]
     matrix: CSR  # shape (pages, len(vocab)), float32 counts
+    # The same counts by term (each term's pages), when a cache kept them: BM25 reads terms.
+    postings: CSR | None = field(default=None, repr=False, compare=False)
     _ids: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def by_term(self) -> CSR:
+        """The counts transposed: row j lists the pages holding term j, in page order."""
+        if self.postings is None:
+            self.postings = self.matrix.transpose()
+        return self.postings
 
     @property
     def term_ids(self) -> dict[str, int]:
