@@ -128,7 +128,7 @@ def ppr_versus_networkx(
     t = time.perf_counter()
     # The same row-stochastic walk (out- and weighted in-links): networkx renormalises each
     # row's weights, which are already probabilities, so both walk one and the same chain.
-    graph = nx.from_scipy_sparse_array(walk.forward, create_using=nx.DiGraph)
+    graph = nx.from_scipy_sparse_array(walk.forward.to_scipy(), create_using=nx.DiGraph)
     build_ms = (time.perf_counter() - t) * 1000.0
 
     ours_push: list[float] = []

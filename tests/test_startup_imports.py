@@ -3,8 +3,14 @@ question is asked, not when the CLI or the Python API is imported."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+from tests.conftest import DEMO_VAULT
 
 
 def test_importing_the_cli_and_the_api_leaves_the_http_client_and_models_unloaded() -> None:
@@ -17,3 +23,20 @@ def test_importing_the_cli_and_the_api_leaves_the_http_client_and_models_unloade
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert loaded == []
+
+
+def test_a_search_with_a_warm_cache_never_imports_scipy(tmp_path: Path) -> None:
+    # scipy.sparse alone costs a process 0.2-0.4 s to import; it is for building caches only.
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    env = {**os.environ, "WIKIQ_CACHE_DIR": str(tmp_path / "cache")}
+    code = (
+        "import sys; from wikiq.cli import main; sys.argv = ['wikiq', *sys.argv[1:]]\n"
+        "try:\n    main()\nfinally:\n    print('scipy' in sys.modules, file=sys.stderr)\n"
+    )
+    ask = [sys.executable, "-c", code, "search", "How does a gravity assist work?", "--vault", str(vault), "--json"]
+    cold = subprocess.run(ask, capture_output=True, text=True, env=env, check=True)
+    warm = subprocess.run(ask, capture_output=True, text=True, env=env, check=True)
+    assert cold.stderr.split()[-1] == "True"  # building the caches does use it
+    assert warm.stderr.split()[-1] == "False"
+    assert json.loads(warm.stdout)["results"] == json.loads(cold.stdout)["results"]

@@ -16,6 +16,7 @@ from wikiq.retrieve.ppr import (
     walk_graph,
 )
 from wikiq.retrieve.settings import FusionWeights
+from wikiq.sparse import CSR
 
 
 def test_name_features_use_stems_and_cjk_bigrams() -> None:
@@ -77,12 +78,12 @@ def test_body_bm25_ranks_by_term_weight_and_reports_absolute_coverage(make_catal
     assert len(nothing.pages) == 0
 
 
-def _random_graph(n: int, density: float, seed: int) -> sp.csr_matrix:
+def _random_graph(n: int, density: float, seed: int) -> CSR:
     a = sp.random(n, n, density=density, random_state=seed, format="csr")
     a.setdiag(0)
     a.eliminate_zeros()
     a.data[:] = 1.0
-    return a
+    return CSR.from_scipy(a)
 
 
 def _dense_ppr(adjacency: np.ndarray, seeds: dict[int, float], restart: float, in_weight: float) -> np.ndarray:
@@ -105,7 +106,7 @@ def test_exact_ppr_matches_the_dense_solution() -> None:
     a = _random_graph(120, 0.03, seed=3)
     graph = walk_graph(a, "both", 0.5)
     seeds = {4: 1.0, 17: 0.5}
-    expected = _dense_ppr(a.toarray(), seeds, 0.3, 0.5)
+    expected = _dense_ppr(a.to_scipy().toarray(), seeds, 0.3, 0.5)
     got = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-12)
     assert np.abs(got - expected).max() < 1e-9
     assert np.abs(power_iteration(graph, seeds, restart=0.3) - expected).max() < 1e-9
@@ -124,7 +125,7 @@ def test_default_tolerance_keeps_every_value_within_its_bound() -> None:
 
 def test_dead_ends_send_walkers_back_to_the_seeds() -> None:
     # 0 -> 1 -> 2, and 2 has no way out (direction "out"): mass never leaks to page 3.
-    a = sp.csr_matrix(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float))
+    a = CSR.from_scipy(sp.csr_matrix(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float)))
     x = personalized_pagerank(walk_graph(a, "out"), {0: 1.0}, restart=0.2, tol=1e-12)
     assert abs(x.sum() - 1.0) < 1e-9 and x[3] == 0.0
     assert x[0] > x[1] > x[2] > 0
@@ -145,7 +146,7 @@ def test_monte_carlo_is_repeatable_and_close_to_exact() -> None:
 def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
     # Pages 1 and 2 cite the named page 0; page 1 has it in its lead, more than page 2 does.
     # The named page's own lead always matches best, so it must not set the scale.
-    graph = sp.csr_matrix(np.array([[0, 0, 0], [1, 0, 0], [1, 0, 0]], dtype=float))
+    graph = CSR.from_scipy(sp.csr_matrix(np.array([[0, 0, 0], [1, 0, 0], [1, 0, 0]], dtype=float)))
     inp = FusionInput(
         lex={0: 1.0},
         body={},
@@ -157,6 +158,6 @@ def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
         found={},
     )
     only_backlinks = FusionWeights(**{name: 0.0 for name in SIGNALS if name != "backlink_lead"}, backlink_lead=1.0)
-    ranked = fuse(inp, only_backlinks, graph, graph.T.tocsr(), skip=np.zeros(3, dtype=bool), exclude=set(), k=3)
+    ranked = fuse(inp, only_backlinks, graph, graph.transpose(), skip=np.zeros(3, dtype=bool), exclude=set(), k=3)
     scores = {page: score for page, score, _ in ranked}
     assert scores == {1: 1.0, 2: 0.5, 0: 0.0}

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.cascade import Retriever
+from wikiq.sparse import CSR
 from wikiq.text.glossary import chinese_english, read_cedict
 from wikiq.vault.terms import TermIndex
 
@@ -88,7 +89,7 @@ def test_a_word_with_many_senses_weighs_no_more_than_a_word_with_one() -> None:
     # Page 0 has the word with one sense; page 1 has two of the other word's three senses.
     vocab = ["password", "cut", "clip", "trim", "filler"]
     counts = [[1, 0, 0, 0, 5], [0, 1, 1, 0, 5], [0, 0, 0, 0, 6]]
-    ix = BodyIndex(TermIndex(vocab, sp.csr_matrix(counts, dtype="float32")))
+    ix = BodyIndex(TermIndex(vocab, CSR.from_scipy(sp.csr_matrix(counts, dtype="float32"))))
     hits = ix.search_groups([["password"], ["cut", "clip", "trim"]])
     by_page = dict(zip(hits.pages.tolist(), hits.scores.tolist(), strict=True))
     # Summing the senses separately would give page 1 about twice page 0's score.

@@ -1,7 +1,7 @@
 """Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
 
-The weight matrix is precomputed once (pages × terms, CSC), so a question costs one column
-slice and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
+The weight matrix is precomputed once, by term (each term's postings), so a question costs one
+slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
 question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
 results), which is what deciding "the vault does not cover this" needs.
 """
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from wikiq.sparse import CSR
 from wikiq.vault.terms import TermIndex
 
 K1 = 1.2
@@ -54,25 +54,27 @@ class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""
 
     def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
-        counts = terms.matrix.tocsr().astype(np.float32)
-        n_docs = counts.shape[0]
+        # Computed by term (each term's postings), the layout a question reads: every value
+        # below is per entry, so it is the same bit for bit whichever way entries are ordered.
+        counts = terms.by_term()
+        n_docs = counts.shape[1]
         self.n_docs = n_docs
         self.term_ids = terms.term_ids
-        doc_len = np.asarray(counts.sum(axis=1)).ravel()
+        pages = counts.indices
+        tf = counts.data.astype(np.float32, copy=False)
+        # Counts are whole numbers, so their float64 sums are exact and equal scipy's float32 row
+        # sums (below 2^24 tokens a page): the same lengths, the same weights, bit for bit.
+        doc_len = np.bincount(pages, weights=tf, minlength=n_docs).astype(np.float32)
         avg = float(doc_len.mean()) if n_docs else 1.0
-        df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float32)
+        df = np.diff(counts.indptr).astype(np.float32)
         self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
         self.k1 = k1
         self.norm = norm.astype(np.float32)  # per page: recovers term counts (search_groups)
-        rows = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
-        tf = counts.data
-        weights = tf * (k1 + 1.0) / (tf + norm[rows]) * self.idf[counts.indices]
-        self.weights = sp.csr_matrix(
-            (weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape
-        ).tocsc()
+        weights = tf * (k1 + 1.0) / (tf + norm[pages]) * self.idf[counts.entry_rows()]
+        self.weights = CSR(counts.indptr, pages, weights.astype(np.float32), counts.shape)
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from wikiq.retrieve.settings import FusionWeights
+from wikiq.sparse import CSR
 
 # page, fused score, the signals behind it
 Ranked = list[tuple[int, float, dict[str, float]]]
@@ -50,7 +50,7 @@ class FusionInput:
 
 
 def link_signals(
-    graph: sp.csr_matrix, graph_t: sp.csr_matrix, seeds: dict[int, float]
+    graph: CSR, graph_t: CSR, seeds: dict[int, float]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per page: the weight of seeds linking to it, and of seeds it links to (each capped at 1).
 
@@ -59,16 +59,16 @@ def link_signals(
     link_out = np.zeros(n)  # seed -> page
     link_in = np.zeros(n)  # page -> seed
     for page, weight in seeds.items():
-        link_out[graph.indices[graph.indptr[page] : graph.indptr[page + 1]]] += weight
-        link_in[graph_t.indices[graph_t.indptr[page] : graph_t.indptr[page + 1]]] += weight
+        link_out[graph.row(page)] += weight
+        link_in[graph_t.row(page)] += weight
     return np.minimum(link_out, 1.0), np.minimum(link_in, 1.0)
 
 
 def fuse(
     inp: FusionInput,
     weights: FusionWeights,
-    graph: sp.csr_matrix,
-    graph_t: sp.csr_matrix,
+    graph: CSR,
+    graph_t: CSR,
     *,
     skip: np.ndarray,
     exclude: set[int],

@@ -10,15 +10,16 @@ They stay in the fusion only with the weights measurement gave them (docs/BENCHM
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+
+from wikiq.sparse import CSR
 
 
-def neighbours(graph: sp.csr_matrix, page: int) -> np.ndarray:
-    return graph.indices[graph.indptr[page] : graph.indptr[page + 1]]
+def neighbours(graph: CSR, page: int) -> np.ndarray:
+    return graph.row(page)
 
 
 def shared_sources(
-    links: sp.csr_matrix, is_source: np.ndarray, seeds: dict[int, float], cand: np.ndarray
+    links: CSR, is_source: np.ndarray, seeds: dict[int, float], cand: np.ndarray
 ) -> np.ndarray:
     """Per candidate: seed-weighted count of source pages both link to, scaled to [0, 1]."""
     out = np.zeros(len(cand))
@@ -36,7 +37,7 @@ def shared_sources(
 
 
 def adamic_adar(
-    undirected: sp.csr_matrix, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
+    undirected: CSR, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
 ) -> np.ndarray:
     """Per candidate: seed-weighted Adamic-Adar index, scaled to [0, 1]."""
     inv_log = 1.0 / np.log(np.maximum(degree, 2.0))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NameIndex
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
+from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
@@ -30,10 +30,10 @@ class RetrievalIndexes:
     text: BodyIndex  # BM25 over bodies with titles and aliases counted in (open questions)
     lead: BodyIndex  # BM25 over lead paragraphs
     walk: WalkGraph  # PPR transition matrix (Stage 4)
-    graph: sp.csr_matrix  # the link graph (row links to column)
-    graph_t: sp.csr_matrix  # its transpose, row-major: who links to each page
+    graph: CSR  # the link graph (row links to column)
+    graph_t: CSR  # its transpose, row-major: who links to each page
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
-    undirected: sp.csr_matrix  # links in either direction (for Adamic-Adar)
+    undirected: CSR  # links in either direction (for Adamic-Adar)
     degree: np.ndarray  # in + out links per page
     is_source: np.ndarray  # bool per page: a `sources/` page
     types: np.ndarray  # page type as a small integer code
@@ -48,7 +48,8 @@ class RetrievalIndexes:
 
 
 def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:
-    graph = catalog.graph
+    """Build every index (with scipy, imported here: a warm cache never needs it)."""
+    graph = catalog.graph.to_scipy()
     in_degree = np.asarray(graph.sum(axis=0)).ravel()
     centrality = np.log1p(in_degree)
     if centrality.max(initial=0) > 0:
@@ -58,11 +59,11 @@ def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> R
         body=BodyIndex(catalog.terms),
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
-        walk=walk_graph(graph, direction, in_weight),
-        graph=graph.tocsr(),
+        walk=walk_graph(catalog.graph, direction, in_weight),
+        graph=catalog.graph,
         graph_t=catalog.graph_t,
         centrality=centrality,
-        undirected=((graph + graph.T) > 0).astype(np.float32).tocsr(),
+        undirected=CSR.from_scipy(((graph + graph.T) > 0).astype(np.float32)),
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
         is_source=np.asarray([p.type == "source" for p in catalog.pages], dtype=bool),
         types=_type_codes(catalog),
@@ -73,6 +74,8 @@ def build_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> R
 
 def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
     """Body term counts plus each page's title and alias terms, NAME_REPEAT times over."""
+    import scipy.sparse as sp
+
     vocab = list(body.vocab)
     ids = dict(body.term_ids)
     rows: list[int] = []
@@ -90,9 +93,9 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
     named = sp.csr_matrix(
         (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols)), shape=shape
     )
-    counts = body.matrix.tocsr().astype(np.float32)
+    counts = body.matrix.to_scipy().astype(np.float32)
     counts.resize(shape)
-    return TermIndex(vocab, (counts + named).tocsr())
+    return TermIndex(vocab, CSR.from_scipy(counts + named))
 
 
 def _type_codes(catalog: Catalog) -> np.ndarray:
@@ -101,7 +104,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 8
+INDEX_FORMAT = 9
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:

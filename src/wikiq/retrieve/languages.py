@@ -48,9 +48,10 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
     if n == 0:
         return VaultLanguages()
     is_cjk = np.fromiter((bool(_CJK_TERM.search(t)) for t in terms.vocab), dtype=bool)
-    counts = terms.matrix.tocsr()
-    total = np.asarray(counts.sum(axis=1)).ravel()
-    cjk = np.asarray(counts[:, np.nonzero(is_cjk)[0]].sum(axis=1)).ravel() if is_cjk.any() else 0
+    counts = terms.matrix
+    rows = counts.entry_rows()
+    total = np.bincount(rows, weights=counts.data, minlength=n)
+    cjk = np.bincount(rows, weights=counts.data * is_cjk[counts.indices], minlength=n)
     cjk_page = (total > 0) & (cjk * 2 > total)
     latin = np.nonzero(~cjk_page)[0]
     step = max(1, len(latin) // LANGUAGE_SAMPLE)

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from wikiq.sparse import CSR
 from wikiq.text.scripts import CJK
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
@@ -65,12 +65,14 @@ class NameMatch:
 
 
 class NameIndex:
-    """Titles, basenames and aliases of every page, as a sparse name × feature matrix."""
+    """Titles, basenames and aliases of every page, as sparse postings: feature → names."""
 
     # An alias hit counts a little less than a title hit (the plugin gives 3 vs 2 points).
     ALIAS_FACTOR = 0.85
 
     def __init__(self, catalog: Catalog) -> None:
+        import scipy.sparse as sp  # building only: a question reads the flat postings
+
         names: list[str] = []
         owners: list[int] = []
         fields: list[str] = []
@@ -121,7 +123,8 @@ class NameIndex:
         n = max(self.n_pages, 1)
         self.idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)
         self.unseen_idf = float(math.log(1.0 + (n + 0.5) / 0.5))
-        self.matrix_csc = matrix.tocsc()
+        # By feature (the columns): a question reads the postings of its features.
+        self.postings = CSR.from_scipy(matrix.T.tocsr())
         self.name_weight = np.asarray(matrix @ self.idf).ravel()
 
     def feature_weight(self, feature: str) -> float:
@@ -167,9 +170,9 @@ class NameIndex:
             return []
         if query_weight is None:
             query_weight = sum(self.feature_weight(f) for f in features)
-        # Walk the postings of the question's features (CSC columns) straight into per-name
-        # sums: the cost follows how many names share a feature, not the vault's size.
-        m = self.matrix_csc
+        # Walk the postings of the question's features straight into per-name sums: the cost
+        # follows how many names share a feature, not the vault's size.
+        m = self.postings
         starts, ends = m.indptr[ids], m.indptr[np.asarray(ids) + 1]
         rows = np.concatenate([m.indices[a:b] for a, b in zip(starts, ends, strict=True)])
         weights = np.repeat(self.idf[ids], ends - starts)

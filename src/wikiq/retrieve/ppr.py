@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import scipy.sparse as sp
+
+from wikiq.sparse import CSR
 
 Direction = Literal["out", "in", "both"]
 
@@ -21,24 +22,25 @@ Direction = Literal["out", "in", "both"]
 class WalkGraph:
     """A row-stochastic transition matrix, stored transposed for the power iteration."""
 
-    transposed: sp.csr_matrix  # P^T: column j holds where a walker at j goes
+    transposed: CSR  # P^T: column j holds where a walker at j goes
     dangling: np.ndarray  # bool per page: no way out
-    forward: sp.csr_matrix  # P itself, row i = where a walker at i goes (for Monte Carlo)
+    forward: CSR  # P itself, row i = where a walker at i goes (for Monte Carlo)
 
     @property
     def size(self) -> int:
         return int(self.dangling.shape[0])
 
 
-def walk_graph(
-    adjacency: sp.csr_matrix, direction: Direction = "both", in_weight: float = 1.0
-) -> WalkGraph:
+def walk_graph(adjacency: CSR, direction: Direction = "both", in_weight: float = 1.0) -> WalkGraph:
     """Transition matrix from a directed adjacency: follow out-links, in-links, or both.
 
     `in_weight` scales in-link steps when `direction` is "both": a page's own links are
     usually a stronger statement of relatedness than the pages that happen to link to it.
+    Built with scipy (imported here: building only); questions read the flat result.
     """
-    a = adjacency.astype(np.float64).tocsr()
+    import scipy.sparse as sp
+
+    a = adjacency.to_scipy().astype(np.float64).tocsr()
     a.data[:] = 1.0
     if direction == "out":
         m = a
@@ -52,7 +54,9 @@ def walk_graph(
     inv = np.where(dangling, 0.0, 1.0 / np.where(dangling, 1.0, out_weight))
     p = sp.diags(inv) @ m
     p = p.tocsr()
-    return WalkGraph(transposed=p.T.tocsr(), dangling=dangling, forward=p)
+    return WalkGraph(
+        transposed=CSR.from_scipy(p.T.tocsr()), dangling=dangling, forward=CSR.from_scipy(p)
+    )
 
 
 def _restart_vector(n: int, seeds: Mapping[int, float]) -> np.ndarray:
@@ -133,7 +137,7 @@ def power_iteration(
     damp = 1.0 - restart
     for _ in range(max_iter):
         lost = x[graph.dangling].sum()
-        nxt = restart * s + damp * (graph.transposed @ x + lost * s)
+        nxt = restart * s + damp * (graph.transposed.matvec(x) + lost * s)
         if np.abs(nxt - x).sum() < tol:
             return nxt
         x = nxt

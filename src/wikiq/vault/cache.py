@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from platformdirs import user_cache_dir
 
+from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.locate import VaultLocation
@@ -27,7 +27,7 @@ from wikiq.vault.terms import TermIndex
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 
 
 def _current(data: object) -> bool:
@@ -108,7 +108,7 @@ def _pages(columns: dict[str, Any]) -> list[Page]:
 @dataclass
 class CachedCatalog:
     pages: list[Page]
-    out_links: list[tuple[int, ...]]
+    graph: CSR  # the link graph: row i holds the pages page i links to, in its order
     dead_links: list[Any]
     index_missing: list[str]
     index_stat: FileStat | None
@@ -136,11 +136,9 @@ class CatalogCache:
         try:
             fields = dict(data["catalog"])
             fields["pages"] = _pages(fields["pages"])
-            links = fields["out_links"]
-            indptr, indices = links["indptr"].tolist(), links["indices"].tolist()
-            fields["out_links"] = [
-                tuple(indices[a:b]) for a, b in itertools.pairwise(indptr)
-            ]
+            graph = fields["graph"]
+            if not isinstance(graph, CSR) or graph.shape != (len(fields["pages"]),) * 2:
+                return None
             from wikiq.vault.catalog import DeadLink
 
             dead = fields["dead_links"]
@@ -163,9 +161,9 @@ class CatalogCache:
         try:
             out = {}
             for name, f in data["fields"].items():
-                matrix = sp.csr_matrix(
-                    (f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"])
-                )
+                matrix = f["matrix"]
+                if not isinstance(matrix, CSR) or matrix.shape[1] != len(f["vocab"]):
+                    return None
                 out[name] = TermIndex(list(f["vocab"]), matrix)
             return out
         except (KeyError, ValueError, TypeError, AttributeError):
@@ -179,28 +177,13 @@ class CatalogCache:
             "vault": str(self.location.vault),
             "folder": self.location.wiki_folder,
         }
-        fields = {
-            name: {
-                "vocab": t.vocab,
-                "data": np.asarray(t.matrix.data),
-                "indices": np.asarray(t.matrix.indices),
-                "indptr": np.asarray(t.matrix.indptr),
-                "shape": t.matrix.shape,
-            }
-            for name, t in terms.items()
-        }
+        fields = {name: {"vocab": t.vocab, "matrix": t.matrix} for name, t in terms.items()}
         ok = store.save(self.terms_path, {**head, "fields": fields, "built_at": catalog.built_at})
         # Plain columns load several times faster than objects: pages as one column per
-        # field, links as one array of targets with offsets, dead links as two lists.
-        sizes = [len(t) for t in catalog.out_links]
+        # field, links as the graph's arrays, dead links as two lists.
         body = {
             "pages": _page_columns(catalog.pages),
-            "out_links": {
-                "indptr": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]),
-                "indices": np.fromiter(
-                    (t for ts in catalog.out_links for t in ts), np.int64, count=sum(sizes)
-                ),
-            },
+            "graph": catalog.graph,
             "dead_links": {
                 "page": [d.page for d in catalog.dead_links],
                 "target": [d.target for d in catalog.dead_links],

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
+from wikiq.sparse import CSR
 from wikiq.vault import cache as catalog_cache
 from wikiq.vault.index_file import IndexEntry, parse_index
 from wikiq.vault.locate import VaultLocation
@@ -52,7 +52,7 @@ class Catalog:
 
     location: VaultLocation
     pages: list[Page]
-    out_links: list[tuple[int, ...]]
+    graph: CSR  # directed adjacency (row links to column), unweighted, no self-loops
     dead_links: list[DeadLink]
     index_missing: list[str]  # index.md lines whose page does not exist on disk
     files_read: int = 0  # pages parsed during this open (0 = served from the cache)
@@ -65,8 +65,7 @@ class Catalog:
         default=None, repr=False
     )
     _by_path: dict[str, int] | None = field(default=None, repr=False)
-    _graph: sp.csr_matrix | None = field(default=None, repr=False)
-    _graph_t: sp.csr_matrix | None = field(default=None, repr=False)
+    _graph_t: CSR | None = field(default=None, repr=False)
     _resolver: LinkResolver | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -92,22 +91,19 @@ class Catalog:
         return self._resolver
 
     @property
-    def graph(self) -> sp.csr_matrix:
-        """Directed adjacency (row links to column), unweighted, no self-loops."""
-        if self._graph is None:
-            self._graph = adjacency(self.out_links, len(self.pages))
-        return self._graph
+    def out_links(self) -> OutLinks:
+        """Each page's link targets, in the order the page names them."""
+        return OutLinks(self.graph)
 
     @property
-    def graph_t(self) -> sp.csr_matrix:
+    def graph_t(self) -> CSR:
         """The transposed graph, row-major: row i lists the pages that link to page i."""
         if self._graph_t is None:
-            self._graph_t = self.graph.T.tocsr()
+            self._graph_t = self.graph.transpose()
         return self._graph_t
 
     def in_links(self, i: int) -> list[int]:
-        g = self.graph_t
-        return sorted(int(r) for r in g.indices[g.indptr[i] : g.indptr[i + 1]])
+        return sorted(self.graph_t.row(i).tolist())
 
     @property
     def terms(self) -> TermIndex:
@@ -158,15 +154,41 @@ class Catalog:
         return [(p.file, p.problem) for p in self.pages if p.problem]
 
 
-def adjacency(out_links: Sequence[Sequence[int]], n: int) -> sp.csr_matrix:
+class OutLinks:
+    """Page i's link targets as a tuple, read from row i of the link graph: a cached catalog
+    opens with its graph's arrays, never one tuple per page."""
+
+    def __init__(self, graph: CSR) -> None:
+        self.graph = graph
+
+    def __len__(self) -> int:
+        return self.graph.shape[0]
+
+    def __getitem__(self, i: int) -> tuple[int, ...]:
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return tuple(self.graph.row(i % len(self)).tolist())
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, OutLinks | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable comparison, like a list
+
+
+def adjacency(out_links: Sequence[Sequence[int]], n: int) -> CSR:
     indptr = np.zeros(n + 1, dtype=np.int64)
-    for i, targets in enumerate(out_links):
-        indptr[i + 1] = indptr[i] + len(targets)
+    sizes = np.fromiter((len(targets) for targets in out_links), dtype=np.int64, count=n)
+    np.cumsum(sizes, out=indptr[1:])
     indices = np.fromiter(
         (t for targets in out_links for t in targets), dtype=np.int32, count=int(indptr[-1])
     )
     data = np.ones(len(indices), dtype=np.float32)
-    return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    return CSR(indptr, indices, data, (n, n))
 
 
 def open_catalog(
@@ -187,7 +209,7 @@ def open_catalog(
         return Catalog(
             location=location,
             pages=cached.pages,
-            out_links=cached.out_links,
+            graph=cached.graph,
             dead_links=cached.dead_links,
             index_missing=cached.index_missing,
             files_read=0,
@@ -239,10 +261,11 @@ def open_catalog(
         for name in TERM_FIELDS
     }
 
+    graph = adjacency(out_links, len(pages))
     catalog = Catalog(
         location=location,
         pages=pages,
-        out_links=out_links,
+        graph=graph,
         dead_links=dead,
         index_missing=index_missing,
         files_read=len(to_read),
@@ -255,7 +278,7 @@ def open_catalog(
         catalog.cache_file = store.save(
             catalog_cache.CachedCatalog(
                 pages=pages,
-                out_links=out_links,
+                graph=graph,
                 dead_links=dead,
                 index_missing=index_missing,
                 index_stat=index_stat,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.embed.chunking import chunk_page
+from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.cache import vault_cache_dir
@@ -28,7 +29,7 @@ from wikiq.vault.scan import FileStat
 from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
 
 # Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
-NOTES_FORMAT = 2
+NOTES_FORMAT = 4
 # Characters per chunk: about a paragraph or two, the size the source-question baseline used
 # (bench/README: 800-character paragraph chunks); a passage that answers one detail.
 NOTE_CHUNK_BUDGET = 800
@@ -220,6 +221,8 @@ def _save(path: Path, key: list[object], index: NoteIndex, catalog_built: float)
             "chunk_end": index.chunk_end,
             "vocab": index.terms.vocab,
             "matrix": m,
+            # Kept by term too, so a search's BM25 over notes never transposes on open.
+            "postings": index.terms.by_term(),
             "link_notes": list(index.links),
             "link_pages": [list(v) for v in index.links.values()],
             "built": time.time(),
@@ -241,11 +244,20 @@ def _unpack(data: dict[str, Any]) -> NoteIndex | None:
             np.asarray(data["chunk_note"]),
             np.asarray(data["chunk_start"]),
             np.asarray(data["chunk_end"]),
-            TermIndex([str(t) for t in data["vocab"]], data["matrix"].tocsr()),
+            _terms(data["vocab"], data["matrix"], data["postings"], len(data["chunk_note"])),
             links,
         )
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
+
+
+def _terms(vocab: list[str], matrix: CSR, postings: CSR, chunks: int) -> TermIndex:
+    shape = (chunks, len(vocab))
+    if not (isinstance(matrix, CSR) and isinstance(postings, CSR)):
+        raise ValueError("the notes' term counts are not matrices")
+    if matrix.shape != shape or postings.shape != shape[::-1] or postings.nnz != matrix.nnz:
+        raise ValueError("the notes' term counts do not match their vocabulary")
+    return TermIndex([str(t) for t in vocab], matrix, postings)
 
 
 def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:

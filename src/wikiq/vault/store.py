@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+
+from wikiq.sparse import CSR
 
 _MANIFEST = "manifest"
-_SPARSE = {"csr": sp.csr_matrix, "csc": sp.csc_matrix}
 
 
 class _Encoder:
@@ -50,15 +50,12 @@ class _Encoder:
             return v.item()
         if isinstance(v, np.ndarray):
             return {"__array__": self.array(v)}
-        if sp.issparse(v):
-            fmt = v.format if v.format in _SPARSE else "csr"
-            m = v.asformat(fmt)
+        if isinstance(v, CSR):
             return {
-                "__sparse__": fmt,
-                "shape": list(m.shape),
-                "data": self.array(m.data),
-                "indices": self.array(m.indices),
-                "indptr": self.array(m.indptr),
+                "__csr__": list(v.shape),
+                "data": self.array(v.data),
+                "indices": self.array(v.indices),
+                "indptr": self.array(v.indptr),
             }
         if isinstance(v, tuple):
             return {"__tuple__": [self.encode(x) for x in v]}
@@ -114,10 +111,10 @@ class _Decoder:
             return self.strings(v)
         if "__array__" in v:
             return self.array(v["__array__"])
-        if "__sparse__" in v:
-            make = _SPARSE[v["__sparse__"]]
-            parts = (self.array(v["data"]), self.array(v["indices"]), self.array(v["indptr"]))
-            return make(parts, shape=tuple(v["shape"]))
+        if "__csr__" in v:
+            rows, cols = (int(n) for n in v["__csr__"])
+            parts = (self.array(v["indptr"]), self.array(v["indices"]), self.array(v["data"]))
+            return CSR(*parts, (rows, cols)).check()  # damaged offsets: rebuilt, never read
         if "__tuple__" in v:
             return tuple(self.decode(x) for x in v["__tuple__"])
         if "__strint__" in v:
@@ -157,7 +154,7 @@ def _plain(values: list[Any]) -> bool:
 
 def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
     """Write `value` atomically (numbers, strings, lists, tuples, dicts with string keys,
-    numpy arrays, sparse matrices and instances of `classes`); False when it cannot be."""
+    numpy arrays, `CSR` matrices and instances of `classes`); False when it cannot be."""
     encoder = _Encoder({cls.__name__: cls for cls in classes})
     try:
         manifest = json.dumps(encoder.encode(value), ensure_ascii=False, separators=(",", ":"))

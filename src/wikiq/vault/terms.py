@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-import scipy.sparse as sp
 
+from wikiq.sparse import CSR
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
 
@@ -45,8 +45,16 @@ class TermIndex:
     """Rows are pages in catalog order; columns are `vocab` terms; values are counts."""
 
     vocab: list[str]
-    matrix: sp.csr_matrix  # shape (pages, len(vocab)), float32 counts
+    matrix: CSR  # shape (pages, len(vocab)), float32 counts
+    # The same counts by term (each term's pages), when a cache kept them: BM25 reads terms.
+    postings: CSR | None = field(default=None, repr=False, compare=False)
     _ids: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def by_term(self) -> CSR:
+        """The counts transposed: row j lists the pages holding term j, in page order."""
+        if self.postings is None:
+            self.postings = self.matrix.transpose()
+        return self.postings
 
     @property
     def term_ids(self) -> dict[str, int]:
@@ -133,12 +141,10 @@ def build_term_index(
         indptr.append(total)
     indices = np.concatenate(index_parts) if index_parts else np.empty(0, dtype=np.int32)
     data = np.concatenate(data_parts) if data_parts else np.empty(0, dtype=np.float32)
-    matrix = sp.csr_matrix(
-        (
-            data.astype(np.float32, copy=False),
-            indices.astype(np.int32, copy=False),
-            np.asarray(indptr, dtype=np.int64),
-        ),
-        shape=(len(rows), len(vocab.terms)),
+    matrix = CSR(
+        np.asarray(indptr, dtype=np.int64),
+        indices.astype(np.int32, copy=False),
+        data.astype(np.float32, copy=False),
+        (len(rows), len(vocab.terms)),
     )
     return TermIndex(vocab.terms, matrix)

@@ -1,0 +1,106 @@
+"""Sparse matrices as three flat arrays (compressed rows), with the few operations a question needs.
+
+A question only ever reads rows of a matrix (a page's links, a term's postings) and, for the
+reference PPR, multiplies by a vector. `import scipy.sparse` alone cost a `wikiq search`
+process about 0.2-0.4 s (scipy 1.17 clones numpy's namespace through `array_api_compat`), so
+the query path keeps the arrays in this type and never imports scipy; building an index that
+needs sparse algebra converts with `to_scipy`/`from_scipy` (scipy imported only then).
+
+Every operation gives scipy's result bit for bit, in the same entry order: `transpose` is
+scipy's `.T.tocsr()`, `matvec` its `@` (tests/test_sparse.py holds them side by side).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class CSR:
+    """A matrix by rows: row i holds columns `indices[indptr[i]:indptr[i+1]]` with `data`."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1]) if len(self.indptr) else 0
+
+    def row(self, i: int) -> np.ndarray:
+        """The columns of row `i` (a view, in stored order)."""
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+    def row_values(self, i: int) -> np.ndarray:
+        return self.data[self.indptr[i] : self.indptr[i + 1]]
+
+    def entry_rows(self) -> np.ndarray:
+        """The row of every stored entry."""
+        return np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+
+    def transpose(self) -> CSR:
+        """The transpose, by rows. Within a row, entries keep their original row order (a stable
+        counting sort, as scipy's csr→csc), so sums over a row add in the same order."""
+        n_rows, n_cols = self.shape
+        cols = self.indices[: self.nnz]
+        order = np.argsort(cols, kind="stable")
+        counts = np.bincount(cols, minlength=n_cols)
+        index_type = _index_type(max(self.shape), self.nnz)
+        indptr = np.zeros(n_cols + 1, dtype=index_type)
+        np.cumsum(counts, out=indptr[1:])
+        rows = self.entry_rows()[order].astype(index_type, copy=False)
+        return CSR(indptr, rows, self.data[: self.nnz][order], (n_cols, n_rows))
+
+    def matvec(self, x: np.ndarray) -> np.ndarray:
+        """`self @ x` for a float64 vector: each row summed in stored order (scipy's loop)."""
+        products = self.data[: self.nnz] * x[self.indices[: self.nnz]]
+        return np.bincount(self.entry_rows(), weights=products, minlength=self.shape[0])
+
+    def check(self) -> CSR:
+        """Raise ValueError unless the arrays describe a matrix of this shape (a damaged cache
+        must never index out of bounds or read another row's entries)."""
+        n_rows, n_cols = self.shape
+        ip, ix = self.indptr, self.indices
+        if ip.ndim != 1 or ix.ndim != 1 or self.data.ndim != 1 or len(ip) != n_rows + 1:
+            raise ValueError("sparse matrix: arrays do not fit its shape")
+        if not (np.issubdtype(ip.dtype, np.integer) and np.issubdtype(ix.dtype, np.integer)):
+            raise ValueError("sparse matrix: index arrays are not integers")
+        if ip[0] != 0 or ip[-1] != len(ix) or len(ix) != len(self.data):
+            raise ValueError("sparse matrix: row offsets do not cover its entries")
+        if len(ip) > 1 and np.any(ip[1:] < ip[:-1]):
+            raise ValueError("sparse matrix: row offsets go backwards")
+        if len(ix) and (int(ix.min()) < 0 or int(ix.max()) >= n_cols):
+            raise ValueError("sparse matrix: a column lies outside its shape")
+        return self
+
+    @classmethod
+    def from_scipy(cls, matrix: Any) -> CSR:
+        """A scipy sparse matrix or array, by rows."""
+        m = matrix.tocsr()
+        return cls(m.indptr, m.indices, m.data, (int(m.shape[0]), int(m.shape[1])))
+
+    def to_scipy(self) -> Any:
+        """The same matrix as scipy's csr_matrix (imports scipy: for building, never queries)."""
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
+def from_rows(rows: list[np.ndarray], data: list[np.ndarray], n_cols: int) -> CSR:
+    """A matrix from each row's columns and values, in the order given."""
+    sizes = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    index_type = _index_type(max(len(rows), n_cols), int(sizes.sum()))
+    indptr = np.zeros(len(rows) + 1, dtype=index_type)
+    np.cumsum(sizes, out=indptr[1:])
+    indices = np.concatenate(rows).astype(index_type) if rows else np.empty(0, index_type)
+    values = np.concatenate(data) if data else np.empty(0, np.float32)
+    return CSR(indptr, indices, values, (len(rows), n_cols))
+
+
+def _index_type(largest_dim: int, nnz: int) -> type[np.signedinteger[Any]]:
+    """int32 while it fits (scipy's choice too: half the memory of int64)."""
+    return np.int32 if max(largest_dim, nnz) < np.iinfo(np.int32).max else np.int64

@@ -1,0 +1,92 @@
+"""The flat sparse type gives scipy's results bit for bit, and refuses arrays that are not a matrix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from wikiq.retrieve.body import K1, BodyIndex
+from wikiq.sparse import CSR
+from wikiq.vault import store
+from wikiq.vault.terms import TermIndex
+
+
+def _random(rows: int, cols: int, seed: int) -> sp.csr_matrix:
+    m = sp.random(rows, cols, density=0.05, random_state=seed, format="csr")
+    m.data = np.random.default_rng(seed).random(m.nnz) * 1000.0
+    return m
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_transpose_and_matvec_are_scipys_to_the_last_bit(seed: int) -> None:
+    m = _random(300, 200, seed)
+    flat = CSR.from_scipy(m)
+    t, flat_t = m.T.tocsr(), flat.transpose()
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(t, name), getattr(flat_t, name))
+    x = np.random.default_rng(seed).random(200)
+    assert np.array_equal(flat.matvec(x), m @ x)
+    y = np.random.default_rng(seed + 1).random(300)
+    assert np.array_equal(flat_t.matvec(y), t @ y)
+
+
+def test_bm25_weights_are_the_ones_scipy_computed() -> None:
+    # The weights as BodyIndex computed them with scipy before it had its own sparse type.
+    counts = sp.random(60, 40, density=0.2, random_state=1, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)  # whole term counts
+    index = BodyIndex(TermIndex([f"t{j}" for j in range(40)], CSR.from_scipy(counts)))
+    doc_len = np.asarray(counts.sum(axis=1)).ravel()
+    norm = K1 * (1.0 - 0.75 + 0.75 * doc_len / float(doc_len.mean()))
+    rows = np.repeat(np.arange(60), np.diff(counts.indptr))
+    w = counts.data * (K1 + 1.0) / (counts.data + norm[rows]) * index.idf[counts.indices]
+    expected = sp.csr_matrix((w.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape).tocsc()
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(index.weights, name), getattr(expected, name))
+
+
+def _damaged(kind: str) -> CSR:
+    good = CSR.from_scipy(_random(20, 10, 3))
+    indptr, indices = good.indptr.copy(), good.indices.copy()
+    if kind == "offsets past the end":
+        indptr[-1] += 5
+    elif kind == "offsets going backwards":
+        indptr[5], indptr[6] = indptr[6], indptr[5] - 1
+    elif kind == "column out of range":
+        indices[0] = 10
+    elif kind == "negative column":
+        indices[-1] = -1
+    elif kind == "wrong number of rows":
+        return CSR(indptr[:-1], indices, good.data, good.shape)
+    return CSR(indptr, indices, good.data, good.shape)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "offsets past the end",
+        "offsets going backwards",
+        "column out of range",
+        "negative column",
+        "wrong number of rows",
+    ],
+)
+def test_a_stored_matrix_whose_arrays_do_not_fit_loads_as_nothing(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "m.npz"
+    damaged = _damaged(kind)
+    assert store.save(path, {"m": damaged})
+    assert store.load(path) is None
+    with pytest.raises(ValueError):
+        damaged.check()
+
+
+def test_a_stored_matrix_comes_back_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "m.npz"
+    m = CSR.from_scipy(_random(30, 12, 4))
+    assert store.save(path, {"m": m})
+    back = store.load(path)["m"]
+    assert back.shape == m.shape
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(back, name), getattr(m, name))
