@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devsets import BENCH
 
 from wikiq.embed.index import PageVectors, index_path, load_index
-from wikiq.llm import open_embedder
 from wikiq.embed.semantic import catalog_index_path
+from wikiq.llm import open_embedder
 from wikiq.retrieve.evaluate import load_questions, run_questions, summarize
 from wikiq.wiki import Wiki
 
