@@ -11,18 +11,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wikiq.cli.app import (
-    JsonOpt,
-    SourcesOpt,
-    VaultOpt,
-    WikiFolderOpt,
-    app,
-    open_wiki,
-    print_json,
-)
+from wikiq.cli.answer_options import AnswerFlags, answering_command
+from wikiq.cli.app import JsonOpt, app, print_json
 from wikiq.cli.output import stdout_console
 from wikiq.cli.tips import semantic_index_tip
-from wikiq.config import Config, load_config
+from wikiq.config import load_config
 from wikiq.errors import WikiqError
 from wikiq.wiki import Wiki
 
@@ -32,84 +25,6 @@ if TYPE_CHECKING:
 
 MAX_CHAT_TURNS = 50  # kept in memory; the budget decides how many reach the model
 
-ModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        "-m",
-        help=(
-            "Model that writes the answer, as provider:name — openai:gpt-4.1-mini, "
-            "ollama:qwen2.5:7b, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, "
-            "local:NAME (any OpenAI-compatible server, with --base-url). Default: `model` in "
-            "the config file or WIKIQ_MODEL; else a local Ollama; else quoted passages."
-        ),
-        show_default=False,
-    ),
-]
-BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--base-url",
-        help="Server address of the model, e.g. http://127.0.0.1:8080/v1.",
-        show_default=False,
-    ),
-]
-ApiKeyFileOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--api-key-file",
-        help="File holding the model's API key (or set WIKIQ_API_KEY_FILE, WIKIQ_API_KEY or the "
-        "provider's variable, e.g. OPENAI_API_KEY). There is no --api-key: a key on the command "
-        "line is visible to other users of the machine.",
-        show_default=False,
-    ),
-]
-KeywordModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--keyword-model",
-        help="Model for finding keywords when titles do not match (default: the answer model; "
-        "'none' turns it off).",
-        show_default=False,
-    ),
-]
-ContextOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--context",
-        help="Context window in tokens (e.g. 8192 or 32k), when the model's is not known.",
-        show_default=False,
-    ),
-]
-PagesOpt = Annotated[
-    int | None,
-    typer.Option(
-        "-k",
-        "--pages",
-        min=1,
-        max=50,
-        help="Most pages to load \\[default: 8].",
-        show_default=False,
-    ),
-]
-AnswerTokensOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--answer-tokens",
-        min=16,
-        help="Tokens the answer may use \\[default: a quarter of the window, at most 4000].",
-        show_default=False,
-    ),
-]
-CiteOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--cite",
-        help="How the answer cites: wiki (\\[\\[wiki-links]], the default) or numbered "
-        "(\\[1] markers and a numbered ## References). Or set `cite` / WIKIQ_CITE.",
-        show_default=False,
-    ),
-]
 FaithfulOpt = Annotated[
     bool,
     typer.Option(
@@ -120,54 +35,14 @@ FaithfulOpt = Annotated[
 ]
 
 
-def model_config(
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key_file: Path | None = None,
-    keyword_model: str | None = None,
-    context: str | None = None,
-    pages: int | None = None,
-    answer_tokens: int | None = None,
-    sources: str | None = None,
-    cite: str | None = None,
-) -> Config:
-    """The settings with this command's model flags on top: the same on ask, chat, serve, mcp."""
-    return load_config(
-        flags={
-            "model": model,
-            "base_url": base_url,
-            "api_key_file": str(api_key_file) if api_key_file else None,
-            "keyword_model": keyword_model,
-            "context": context,
-            "pages": pages,
-            "answer_tokens": answer_tokens,
-            "sources": sources,
-            "cite": cite,
-        }
-    )
-
-
-def _open(vault: Path | None, wiki_folder: str | None, **flags: Any) -> Wiki:
-    return open_wiki(vault, wiki_folder, model_config(**flags))
-
-
 @app.command()
+@answering_command
 def ask(
     question: Annotated[str, typer.Argument(help="Your question, in any language.")],
-    vault: VaultOpt = None,
-    wiki_folder: WikiFolderOpt = None,
-    model: ModelOpt = None,
-    base_url: BaseUrlOpt = None,
-    api_key_file: ApiKeyFileOpt = None,
-    keyword_model: KeywordModelOpt = None,
-    context: ContextOpt = None,
-    k: PagesOpt = None,
-    answer_tokens: AnswerTokensOpt = None,
     json: JsonOpt = False,
-    sources: SourcesOpt = None,
-    cite: CiteOpt = None,
     faithful: FaithfulOpt = False,
+    *,
+    flags: AnswerFlags,
 ) -> None:
     """Answer a question from your vault, with \\[\\[wiki-link]] citations and ## References.
 
@@ -185,19 +60,7 @@ def ask(
       wikiq ask "How does a gravity assist work?" --json | jq .citations\n
       wikiq ask "How long were the crews docked?" --faithful --cite numbered
     """
-    wiki = _open(
-        vault,
-        wiki_folder,
-        model=model,
-        base_url=base_url,
-        api_key_file=api_key_file,
-        keyword_model=keyword_model,
-        context=context,
-        pages=k,
-        answer_tokens=answer_tokens,
-        sources=sources,
-        cite=cite,
-    )
+    wiki = flags.open()
     try:
         if json:
             print_json(wiki.ask(question, faithful=faithful).to_dict())
@@ -291,19 +154,8 @@ def _after(answer: Answer, err: Console, shown: set[str] | None = None) -> None:
 
 
 @app.command()
-def chat(
-    vault: VaultOpt = None,
-    wiki_folder: WikiFolderOpt = None,
-    model: ModelOpt = None,
-    base_url: BaseUrlOpt = None,
-    api_key_file: ApiKeyFileOpt = None,
-    keyword_model: KeywordModelOpt = None,
-    context: ContextOpt = None,
-    k: PagesOpt = None,
-    answer_tokens: AnswerTokensOpt = None,
-    sources: SourcesOpt = None,
-    cite: CiteOpt = None,
-) -> None:
+@answering_command
+def chat(*, flags: AnswerFlags) -> None:
     """Talk with your vault: follow-up questions keep the conversation, each finds its own pages.
 
     Every question gets a fresh retrieval for its topic; earlier turns go to the model as far
@@ -314,20 +166,7 @@ def chat(
       wikiq chat --model ollama:qwen2.5:7b\n
       wikiq chat --vault ~/Obsidian/MyVault
     """
-
-    wiki = _open(
-        vault,
-        wiki_folder,
-        model=model,
-        base_url=base_url,
-        api_key_file=api_key_file,
-        keyword_model=keyword_model,
-        context=context,
-        pages=k,
-        answer_tokens=answer_tokens,
-        sources=sources,
-        cite=cite,
-    )
+    wiki = flags.open()
     wiki.source_notes()  # a mistyped --sources folder is said now, not at the first question
     out = stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)

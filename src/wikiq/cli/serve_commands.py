@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from wikiq.cli.answer_commands import ApiKeyFileOpt, BaseUrlOpt, ModelOpt, model_config
 from wikiq.cli.app import VaultOpt, WikiFolderOpt, app
+from wikiq.cli.model_options import ApiKeyFileOpt, BaseUrlOpt, ModelOpt, model_config
 from wikiq.errors import ConfigError
 from wikiq.wiki import Wiki
 
