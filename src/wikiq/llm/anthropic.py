@@ -10,8 +10,7 @@ import httpx
 
 from wikiq.llm import failures
 from wikiq.llm.base import Usage
-from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport, split_system
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
@@ -40,17 +39,10 @@ class AnthropicModel(HttpChatModel):
         headers = {"anthropic-version": API_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        transport = keyed_transport(
-            base_url,
-            model,
-            api_key=api_key,
-            key_env=key_env,
-            headers=headers,
-            timeout=timeout,
-            retry=retry,
+        self._connect(
+            "anthropic", model, base_url, headers, api_key=api_key, key_env=key_env,
+            context_window=context_window, timeout=timeout, retry=retry,
         )
-        window = context_window or default_context_window("anthropic", model)
-        super().__init__("anthropic", model, transport, window)
 
     def _post_completion(self, request: Request) -> Any:
         # The Messages API has no JSON mode; callers ask for JSON in the prompt.

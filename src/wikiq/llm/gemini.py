@@ -9,9 +9,8 @@ import httpx
 
 from wikiq.llm import failures
 from wikiq.llm.base import Usage
-from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
-from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport, split_system
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
@@ -34,17 +33,10 @@ class GeminiModel(HttpChatModel):
     ) -> None:
         model = model.removeprefix("models/")
         headers = {"x-goog-api-key": api_key} if api_key else {}
-        transport = keyed_transport(
-            base_url,
-            model,
-            api_key=api_key,
-            key_env=key_env,
-            headers=headers,
-            timeout=timeout,
-            retry=retry,
+        self._connect(
+            "gemini", model, base_url, headers, api_key=api_key, key_env=key_env,
+            context_window=context_window, timeout=timeout, retry=retry,
         )
-        window = context_window or default_context_window("gemini", model)
-        super().__init__("gemini", model, transport, window)
 
     def _post_completion(self, request: Request) -> Any:
         body = self._body(request)

@@ -15,9 +15,8 @@ import httpx
 
 from wikiq.llm import failures
 from wikiq.llm.base import Usage
-from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import ModelServerError
-from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, keyed_transport
+from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
@@ -44,17 +43,10 @@ class OpenAICompatModel(HttpChatModel):
     ) -> None:
         all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         all_headers.update(headers or {})
-        transport = keyed_transport(
-            base_url,
-            model,
-            api_key=api_key,
-            key_env=key_env,
-            headers=all_headers,
-            timeout=timeout,
-            retry=retry,
+        self._connect(
+            label, model, base_url, all_headers, api_key=api_key, key_env=key_env,
+            context_window=context_window, timeout=timeout, retry=retry,
         )
-        window = context_window or default_context_window(label, model)
-        super().__init__(label, model, transport, window)
         self._send_stream_usage = True
         self._send_json_format = True
         self._send_temperature = True

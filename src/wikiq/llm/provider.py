@@ -12,6 +12,7 @@ from typing import Any, Self
 import httpx
 
 from wikiq.llm.base import Completion, Message, Usage
+from wikiq.llm.context_windows import default_context_window
 from wikiq.llm.failures import Endpoint, display_url
 from wikiq.llm.streaming import CHARS_PER_TOKEN_CAP, DEFAULT_MAX_CHARS, Event, TextStream
 from wikiq.llm.thinking import join_reasoning, split_thinking
@@ -48,6 +49,28 @@ class HttpChatModel:
         self._label = label
         self._transport = transport
         self._context_window = context_window
+
+    def _connect(
+        self,
+        label: str,
+        model: str,
+        base_url: str,
+        headers: dict[str, str],
+        *,
+        api_key: str | None,
+        key_env: str | None,
+        context_window: int | None,
+        timeout: float,
+        retry: RetryPolicy | None,
+    ) -> None:
+        """`__init__` for a provider that sends an API key in `headers` (every hosted one):
+        the connection, and the context window (given, else known for the model)."""
+        transport = keyed_transport(
+            base_url, model, api_key=api_key, key_env=key_env, headers=headers, timeout=timeout,
+            retry=retry,
+        )
+        window = context_window or default_context_window(label, model)
+        HttpChatModel.__init__(self, label, model, transport, window)
 
     @property
     def name(self) -> str:

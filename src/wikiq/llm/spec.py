@@ -209,18 +209,9 @@ def open_model(
             timeout=timeout,
             retry=retry,
         )
-    if preset.api == "anthropic":
-        return AnthropicModel(
-            parsed.model,
-            api_key=key,
-            base_url=url,
-            key_env=named_env,
-            context_window=context_window,
-            timeout=timeout,
-            retry=retry,
-        )
-    if preset.api == "gemini":
-        return GeminiModel(
+    hosted = {"anthropic": AnthropicModel, "gemini": GeminiModel}.get(preset.api)
+    if hosted is not None:
+        return hosted(
             parsed.model,
             api_key=key,
             base_url=url,
