@@ -29,7 +29,7 @@ from wikiq.embed.parallel import ParallelLocalE5, usable_cores
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
 from wikiq.embed.semantic import catalog_index_path, index_report
 from wikiq.errors import ConfigError
-from wikiq.llm import DEFAULT_EMBED_MODEL, display_url, embed_spec, open_embedder
+from wikiq.llm import DEFAULT_EMBED_MODEL, embed_spec, open_embedder
 from wikiq.wiki import Wiki
 
 
@@ -157,6 +157,8 @@ def _build(
     rebuild: bool,
     json: bool,
 ) -> None:
+    from wikiq.llm import display_url  # loads httpx: only when an index is built
+
     where = display_url(base_url) if base_url else ""
     started = time.time()
     batch = 32 * getattr(embedder, "workers", 1)  # each worker gets a full batch

@@ -172,7 +172,7 @@ def _fingerprint() -> str:
     indexes are keyed by it, so changing the tokenizer rebuilds them instead of silently
     mixing old terms with new questions."""
     import hashlib
-    from importlib import metadata
+    from importlib.util import find_spec
     from pathlib import Path
 
     here = Path(__file__).parent
@@ -182,10 +182,15 @@ def _fingerprint() -> str:
             digest.update((here / name).read_bytes())
         except OSError:  # pragma: no cover - a zipped install: fall back to the names
             digest.update(name.encode())
-    try:
-        digest.update(metadata.version("rjieba").encode())
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        digest.update(b"jieba")
+    # The segmenter's files as installed (names, sizes, times): a new version changes them.
+    # Found without importing it (that loads its dictionary, 0.25 s) and without
+    # importlib.metadata (20 ms of every start-up).
+    spec = find_spec("rjieba")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for entry in sorted(Path(folder).iterdir()):
+            if entry.is_file():
+                stat = entry.stat()
+                digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
 
 
