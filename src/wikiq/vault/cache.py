@@ -20,7 +20,7 @@ from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.page import Page
+from wikiq.vault.page import DeadLink, Page
 from wikiq.vault.scan import FileStat
 from wikiq.vault.terms import TermIndex
 
@@ -139,8 +139,6 @@ class CatalogCache:
             graph = fields["graph"]
             if not isinstance(graph, CSR) or graph.shape != (len(fields["pages"]),) * 2:
                 return None
-            from wikiq.vault.catalog import DeadLink
-
             dead = fields["dead_links"]
             fields["dead_links"] = [
                 DeadLink(p, t) for p, t in zip(dead["page"], dead["target"], strict=True)

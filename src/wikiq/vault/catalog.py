@@ -20,7 +20,7 @@ from wikiq.vault import cache as catalog_cache
 from wikiq.vault.index_file import IndexEntry, parse_index
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.markdown import split_lead
-from wikiq.vault.page import Page, ParsedPage, parse_page
+from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.scan import FileStat, scan_vault, stat_file
 from wikiq.vault.terms import (
@@ -38,12 +38,6 @@ Progress = Callable[[int, int], None]  # (done, total)
 
 # Below this many files to read, a process pool costs more than it saves.
 PARALLEL_READ_MIN_FILES = 3000
-
-
-@dataclass(frozen=True)
-class DeadLink:
-    page: str  # the page that links
-    target: str  # the target as written
 
 
 @dataclass

@@ -45,6 +45,15 @@ class Page:
 
 
 @dataclass(frozen=True)
+class DeadLink:
+    """A link from a page to nothing in the vault (here, so the catalog and its cache share it
+    without importing each other)."""
+
+    page: str  # the page that links
+    target: str  # the target as written
+
+
+@dataclass(frozen=True)
 class ParsedPage:
     page: Page
     body: str  # body text (frontmatter removed), for indexing at read time
