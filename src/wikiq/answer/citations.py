@@ -62,6 +62,8 @@ _REFERENCE_WORDS = frozenset(
         "출처",
     }
 )
+# What a kept link cites: ("note", its path) or ("page", its number in the catalog).
+Cited = tuple[str, str | int]
 _HEADING_PREFIX = re.compile(r"^[\s#*_]*")
 _HEADING_SUFFIX = re.compile(r"[\s:：*_#]*$")
 _DESCRIPTION_LEAD = re.compile(r"^[\s\-–—:：|,]+")
@@ -149,26 +151,31 @@ class LinkChecker:
 
     def check(self, inner: str) -> str:
         """The replacement (raw form) for `[[inner]]` written by the model."""
+        return self.cite(inner)[0]
+
+    def cite(self, inner: str) -> tuple[str, Cited | None]:
+        """The replacement for `[[inner]]`, and what it cites when it is kept as a citation:
+        ("note", path) or ("page", number); None for a link marked or unlinked."""
         target_part, _, label = inner.partition("|")
         target, hash_, heading = target_part.partition("#")
         label = label.strip().rstrip("\\").strip()
         if self.pure_llm:
             self._flag(target_part)
-            return label or _readable(target) or inner.strip()
+            return label or _readable(target) or inner.strip(), None
         note = self.resolve_note(target)
         if note is not None:  # before pages: `raw/papers/orca` must not become `entities/orca`
             if note not in self.cited_notes:
                 self.cited_notes.append(note)
-            return f"[[{note}{'|' + label if label else ''}]]"
+            return f"[[{note}{'|' + label if label else ''}]]", ("note", note)
         if self.is_note_link(target):  # a note whose text was not in the context
             self._flag(target_part)
-            return f"{label or f'`{target.strip()}`'} {MARK_NOT_READ}"
+            return f"{label or f'`{target.strip()}`'} {MARK_NOT_READ}", None
         i = self.resolve(target)
         if i is None:
             self._flag(target_part)
             # Without a label, show the path the model made up, as a path (not as prose).
             shown = label or f"`{target.strip().rstrip(chr(92)).strip()}`"
-            return f"{shown} {MARK_NO_PAGE}"
+            return f"{shown} {MARK_NO_PAGE}", None
         page = self.catalog.pages[i]
         keep_label = label and label.lower() not in {page.name.lower(), page.path.lower()}
         link = (
@@ -179,26 +186,12 @@ class LinkChecker:
         if i in self._loaded_set:
             if i not in self.cited:
                 self.cited.append(i)
-            return link
+            return link, ("page", i)
         self._flag(target_part)
-        return f"{link} {MARK_NOT_READ}"
+        return f"{link} {MARK_NOT_READ}", None
 
     def is_loaded(self, i: int) -> bool:
         return i in self._loaded_set
-
-    def accepted(self, inner: str) -> tuple[str, str | int] | None:
-        """What `[[inner]]` cites when `check` keeps it as a citation: ("note", path) or
-        ("page", number); None for a link it marks or unlinks."""
-        target = inner.partition("|")[0].partition("#")[0]
-        if self.pure_llm:
-            return None
-        note = self.resolve_note(target)
-        if note is not None:
-            return ("note", note)
-        if self.is_note_link(target):
-            return None
-        i = self.resolve(target)
-        return ("page", i) if i is not None and i in self._loaded_set else None
 
     def _flag(self, target: str) -> None:
         t = target.strip().rstrip("\\").strip()
@@ -236,7 +229,7 @@ class CitationChecker:
     def __init__(self, links: LinkChecker, *, numbered: bool = False) -> None:
         self.links = links
         self.numbered = numbered
-        self._numbers: dict[tuple[str, str | int], int] = {}  # cited thing -> its [n]
+        self._numbers: dict[Cited, int] = {}  # cited thing -> its [n]
         self.raw_text = ""  # checked text so far, placeholder form
         self.references: list[ReferenceLine] = []
         self._buf = ""
@@ -319,9 +312,8 @@ class CitationChecker:
     def _cite(self, inner: str) -> str:
         """The checked link; with numbered citations an accepted one becomes `[n]` (after its
         label, if the model gave one: "Orca [1]")."""
-        checked = self.links.check(inner)
-        key = self.links.accepted(inner) if self.numbered else None
-        if key is None:
+        checked, key = self.links.cite(inner)
+        if key is None or not self.numbered:
             return checked
         n = self._numbers.setdefault(key, len(self._numbers) + 1)
         label = inner.partition("|")[2].strip().rstrip("\\").strip()
@@ -402,7 +394,7 @@ class CitationChecker:
 
     def _number(self, ref: ReferenceLine) -> int:
         """A reference's [n]; one cited only in the model's References comes after the rest."""
-        key: tuple[str, str | int] = ("note", ref.path) if ref.note else ("page", ref.index)
+        key: Cited = ("note", ref.path) if ref.note else ("page", ref.index)
         return self._numbers.setdefault(key, len(self._numbers) + 1)
 
 

@@ -32,7 +32,6 @@ MIN_PASSAGE_CHARS = 40
 RELATIVE_FLOOR = 0.6  # a quote must score at least this share of the best one
 LEAD_BONUS = 1.15  # a page's first paragraph says what the page is about
 
-# A sentence ends at . ! ? (with any closing quotes) before a capital or digit, or at 。！？.
 
 LABELS = {
     "en": {
