@@ -112,6 +112,7 @@ class Retriever:
             semantic or self.semantic,
             self._indexes,
             self.notes,
+            self._abbreviations,
         )
 
     def with_settings(self, **changes: object) -> Retriever:
@@ -123,7 +124,9 @@ class Retriever:
             self.settings.in_weight,
         ):
             ix = ix.with_walk(self.catalog, new.direction, new.in_weight)
-        return Retriever(self.catalog, new, self.keywords, self.semantic, ix, self.notes)
+        return Retriever(
+            self.catalog, new, self.keywords, self.semantic, ix, self.notes, self._abbreviations
+        )
 
     def with_notes(self, notes: NoteSearch | None) -> Retriever:
         """The same retriever (sharing indexes) with source notes searched beside the pages."""
@@ -276,17 +279,17 @@ class Retriever:
         """The words the question writes as names of which some part is on no page."""
         if not self.settings.unknown_name_rule:
             return ()
-        known = self.indexes.text.term_ids
-
-        def held(word: str) -> bool:
-            return all(t in known for t in match_terms(word))
-
-        chinese = chinese_names(question, held)
+        chinese = chinese_names(question, self._on_a_page)
         return tuple(
             word
             for word in [*name_words(question), *chinese]
-            if not held(word) and not self._abbreviates(word)
+            if not self._on_a_page(word) and not self._abbreviates(word)
         )
+
+    def _on_a_page(self, text: str) -> bool:
+        """Every term of `text` is in some page's text (title and aliases included)."""
+        known = self.indexes.text.term_ids
+        return all(t in known for t in match_terms(text))
 
     def _abbreviates(self, word: str) -> bool:
         """A Chinese word the vault writes in full ("抗战": 抗日战争; abbreviations.py)."""
@@ -299,13 +302,10 @@ class Retriever:
         (a thing a note mentions may be what the question asks the note about)."""
         if not self.settings.unknown_name_rule:
             return ()
-        known = self.indexes.text.term_ids
         notes = self.notes
 
         def held(word: str) -> bool:
-            if all(t in known for t in match_terms(word)):
-                return True
-            return notes is not None and notes.knows(word)
+            return self._on_a_page(word) or (notes is not None and notes.knows(word))
 
         def anywhere(word: str) -> bool:
             # Held as written, or in English by one of its first three senses ("签证": visa).

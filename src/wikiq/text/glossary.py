@@ -60,10 +60,7 @@ class Glossary:
     def senses(self, word: str) -> list[str]:
         """The English senses of `word` ("同步" → ["synchronous", "synchronize", …]), or []."""
         out: list[str] = []
-        raw = self._entries.get(word)
-        for sense in raw.split(_SEP) if raw else ():
-            if _NOT_A_SENSE.match(sense):
-                continue
+        for sense in self._dictionary_senses(word):
             plain = " ".join(_PLACEHOLDERS.sub(" ", _PARENTHESES.sub(" ", sense)).split())
             if plain and plain not in out:
                 out.append(plain)
@@ -74,9 +71,13 @@ class Glossary:
         verb and its object, which a segmenter may tag as one noun, not the name of a thing."""
         if len(word) < 2 or word in self._entries:
             return False
-        raw = self._entries.get(word[0])
-        senses = [s for s in raw.split(_SEP) if not _NOT_A_SENSE.match(s)] if raw else []
+        senses = self._dictionary_senses(word[0])
         return bool(senses) and senses[0].startswith("to ")
+
+    def _dictionary_senses(self, word: str) -> list[str]:
+        """`word`'s senses as the dictionary writes them, cross-references and notes left out."""
+        raw = self._entries.get(word)
+        return [s for s in raw.split(_SEP) if not _NOT_A_SENSE.match(s)] if raw else []
 
     def parts(self, word: str) -> list[str]:
         """`word` if the dictionary has it, else the longest known pieces left to right
