@@ -59,7 +59,7 @@ class Wiki:
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
-        self._open_args: dict[str, Any] = {}  # how `open` read the catalog, to read it again
+        self._use_cache = True  # how `open` read the catalog, to read it again
         self._watching = False
         self._building: subprocess.Popen[bytes] | None = None  # index_in_background's child
         self._index_stamp: tuple[int, int] | None = None  # the index file search last took in
@@ -115,7 +115,7 @@ class Wiki:
             self.catalog,
             self.sources_setting,
             cache_dir=self.wired.cache_dir,
-            use_cache=self._open_args.get("use_cache", True),
+            use_cache=self._use_cache,
         )
 
     def source_notes(self) -> NoteScan | None:
@@ -371,7 +371,7 @@ class Wiki:
         )
         wiki = cls(location, catalog, config)
         wiki._wired = wired
-        wiki._open_args = {"cache_dir": wired.cache_dir, "use_cache": use_cache}
+        wiki._use_cache = use_cache
         return wiki
 
     def watch(self, interval: float = REFRESH_INTERVAL) -> Callable[[], None]:
@@ -423,7 +423,7 @@ class Wiki:
                     self._answerer = None
                 return True
             catalog = open_catalog(
-                self.location, **{"cache_dir": self.wired.cache_dir, **self._open_args}
+                self.location, cache_dir=self.wired.cache_dir, use_cache=self._use_cache
             )
             with self._lock:
                 # Questions already running keep the objects they hold; new ones get these.
