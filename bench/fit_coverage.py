@@ -26,7 +26,11 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 from devsets import BENCH, DEV_SETS  # noqa: E402
 
-from wikiq.retrieve.coverage import FOREIGN, NATIVE, SEM_STANDOUT  # noqa: E402
+from wikiq.retrieve.coverage import (  # noqa: E402
+    FOREIGN,
+    CoverageFeatures,
+    not_covered_by_rule,
+)
 
 NATURAL = {  # questions file -> vault folder
     "sample50": "sample50",
@@ -122,19 +126,14 @@ def probabilities(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
 def ruled_out(p: np.ndarray, recs: list[dict]) -> np.ndarray:
     """The questions coverage.py's rules judge "not covered" whatever the cut: a name no page
     mentions, or a thing no page mentions in a question not clearly covered."""
-    out = []
-    for prob, r in zip(p, recs, strict=True):
-        f = r["features"]
-        native = f["foreign"] < FOREIGN
-        names = bool(f.get("unknown_names")) and native
-        nouns = (
-            bool(f.get("unknown_nouns"))
-            and f["foreign"] < NATIVE
-            and prob < COVERED_FROM
-            and f["sem_standout"] < SEM_STANDOUT
-        )
-        out.append(names or nouns)
-    return np.array(out, dtype=bool)
+    return np.array(
+        [
+            not_covered_by_rule(CoverageFeatures.from_dict(r["features"]), prob, COVERED_FROM)
+            is not None
+            for prob, r in zip(p, recs, strict=True)
+        ],
+        dtype=bool,
+    )
 
 
 def thresholds(p: np.ndarray, recs: list[dict]) -> tuple[float, float]:

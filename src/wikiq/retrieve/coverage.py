@@ -12,7 +12,7 @@ caveat, and the model is told they may not fully cover the question.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 Covered = Literal["yes", "uncertain", "no"]
@@ -43,6 +43,16 @@ class CoverageFeatures:
         out["unknown_names"] = list(self.unknown_names)
         out["unknown_nouns"] = list(self.unknown_nouns)
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CoverageFeatures:
+        """The features `to_dict` wrote (as `search --json` and bench/fit_coverage.py keep them)."""
+        floats = {f.name for f in fields(cls) if f.type == "float"}
+        return cls(
+            **{k: float(v) for k, v in data.items() if k in floats},
+            unknown_names=tuple(data.get("unknown_names", ())),
+            unknown_nouns=tuple(data.get("unknown_nouns", ())),
+        )
 
     def model_inputs(self) -> dict[str, float]:
         """The features the fitted model weighs (`foreign`, `sem_standout` and the unknown
@@ -106,20 +116,9 @@ def coverage_probability(features: CoverageFeatures) -> float:
 def decide_coverage(features: CoverageFeatures) -> Coverage:
     """Covered / uncertain / not covered, with the sentence `--explain` and answers show."""
     p = coverage_probability(features)
-    if features.unknown_names and features.foreign < FOREIGN:
-        # The question is about something the vault never names; in another language the
-        # vault may name it differently ("Tibetan" in a vault that writes 藏族).
-        return Coverage("no", p, features, _unknown_name_reason(features.unknown_names))
-    if (
-        features.unknown_nouns
-        and features.foreign < NATIVE
-        and p < COVERED
-        and features.sem_standout < SEM_STANDOUT
-    ):
-        # Not clearly covered, and the thing asked about is on no page. Alone it is weak
-        # evidence (a colloquial word is often tagged a noun: "毛病", "路子"), so it only
-        # settles questions the words left in doubt.
-        return Coverage("no", p, features, _unknown_noun_reason(features.unknown_nouns))
+    ruled = not_covered_by_rule(features, p)
+    if ruled is not None:
+        return Coverage("no", p, features, ruled)
     if p >= COVERED:
         label: Covered = "yes"
     elif p >= NOT_COVERED:
@@ -131,6 +130,29 @@ def decide_coverage(features: CoverageFeatures) -> Coverage:
     else:
         label = "no"
     return Coverage(label, p, features, _reason(label, features))
+
+
+def not_covered_by_rule(
+    features: CoverageFeatures, p: float, covered: float = COVERED
+) -> str | None:
+    """Why a rule, whatever the cut, judges the question not covered (None when none does);
+    `p` is the model's probability and `covered` its upper cut (bench/fit_coverage.py passes
+    the ones it is fitting)."""
+    if features.unknown_names and features.foreign < FOREIGN:
+        # The question is about something the vault never names; in another language the
+        # vault may name it differently ("Tibetan" in a vault that writes 藏族).
+        return _unknown_name_reason(features.unknown_names)
+    if (
+        features.unknown_nouns
+        and features.foreign < NATIVE
+        and p < covered
+        and features.sem_standout < SEM_STANDOUT
+    ):
+        # Not clearly covered, and the thing asked about is on no page. Alone it is weak
+        # evidence (a colloquial word is often tagged a noun: "毛病", "路子"), so it only
+        # settles questions the words left in doubt.
+        return _unknown_noun_reason(features.unknown_nouns)
+    return None
 
 
 _SEM_REASON = "embeddings found a page close in meaning to the question, though few words match"
