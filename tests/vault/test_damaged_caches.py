@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import DEMO_VAULT
 from wikiq.config import Config
+from wikiq.vault.cache import CatalogCache
 from wikiq.wiki import Wiki
 
 QUESTIONS = ("How does a gravity assist work?", "What did the space race change?")
@@ -65,3 +66,7 @@ def test_damaged_term_counts_are_read_again_from_the_pages(tmp_path: Path, damag
     assert again.terms.vocab == fresh.terms.vocab
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(again.terms.matrix, name), getattr(fresh.terms.matrix, name))
+    # Written again, so the next process loads them instead of reading every page.
+    store = CatalogCache(again.location, cache)
+    kept = store.load_terms(again.built_at)
+    assert kept is not None and kept["body"].vocab == fresh.terms.vocab

@@ -167,16 +167,23 @@ class CatalogCache:
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
 
-    def save(self, catalog: CachedCatalog, terms: dict[str, TermIndex]) -> Path | None:
-        """Write both files; a cache that cannot be written is skipped, never an error."""
-        head = {
+    def save_terms(self, terms: dict[str, TermIndex], built_at: float) -> bool:
+        """Write the term indexes of the catalog built at `built_at` (False if it cannot)."""
+        fields = {name: {"vocab": t.vocab, "matrix": t.matrix} for name, t in terms.items()}
+        return store.save(self.terms_path, {**self._head(), "fields": fields, "built_at": built_at})
+
+    def _head(self) -> dict[str, Any]:
+        return {
             "format": CACHE_FORMAT,
             "tokenizer": TOKENIZER_FINGERPRINT,
             "vault": str(self.location.vault),
             "folder": self.location.wiki_folder,
         }
-        fields = {name: {"vocab": t.vocab, "matrix": t.matrix} for name, t in terms.items()}
-        ok = store.save(self.terms_path, {**head, "fields": fields, "built_at": catalog.built_at})
+
+    def save(self, catalog: CachedCatalog, terms: dict[str, TermIndex]) -> Path | None:
+        """Write both files; a cache that cannot be written is skipped, never an error."""
+        head = self._head()
+        ok = self.save_terms(terms, catalog.built_at)
         # Plain columns load several times faster than objects: pages as one column per
         # field, links as the graph's arrays, dead links as two lists.
         body = {

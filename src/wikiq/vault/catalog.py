@@ -58,6 +58,9 @@ class Catalog:
     _terms_loader: Callable[[], dict[str, TermIndex] | None] | None = field(
         default=None, repr=False
     )
+    _terms_saver: Callable[[dict[str, TermIndex]], object] | None = field(
+        default=None, repr=False
+    )
     _by_path: dict[str, int] | None = field(default=None, repr=False)
     _graph_t: CSR | None = field(default=None, repr=False)
     _resolver: LinkResolver | None = field(default=None, repr=False)
@@ -109,8 +112,11 @@ class Catalog:
         if self._terms is None:
             loaded = self._terms_loader() if self._terms_loader else None
             if loaded is None or any(f not in loaded for f in TERM_FIELDS):
-                # The terms cache was lost: read the pages again rather than search nothing.
+                # The terms cache was lost: read the pages again rather than search nothing,
+                # and keep them, or every later process would read the whole vault again.
                 loaded = _reread_terms(self)
+                if self._terms_saver is not None:
+                    self._terms_saver(loaded)
             self._terms = loaded
         return self._terms[name]
 
@@ -212,6 +218,9 @@ def open_catalog(
             skipped=scan.skipped,
             index_stat=index_stat,
             _terms_loader=(lambda: store.load_terms(cached.built_at)) if store else None,
+            _terms_saver=(lambda terms: store.save_terms(terms, cached.built_at))
+            if store
+            else None,
         )
 
     previous = {p.file: (i, p) for i, p in enumerate(cached.pages)} if cached else {}
