@@ -158,6 +158,8 @@ class Wiki:
         )
         if semantic is not None and embedder is not None:
             semantic.embedder = embedder  # the model already loaded: not loaded again
+        if semantic is not None:
+            semantic.prefetch()
         return semantic
 
     def index_in_background(self) -> str | None:

@@ -151,3 +151,25 @@ def test_semantic_hits_rank_pages_in_fusion_when_words_also_match(
     assert fused.arm == plain.arm, "words found the seeds; embeddings only add a signal"
     assert any(r.signals.get("sem", 0.0) > 0 for r in fused.results)
     assert all(r.signals.get("sem", 0.0) == 0.0 for r in plain.results)
+
+
+def test_the_model_is_loading_before_the_first_question(
+    vault: Path, fake_model: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's first question does not wait for the model from scratch: opening the
+    retriever starts loading it, and the question then finds it ready."""
+    import threading
+
+    opened = threading.Event()
+
+    def opening(*args: object, **kwargs: object) -> FakeEmbedder:
+        opened.set()
+        return fake_model
+
+    monkeypatch.setattr(semantic_module, "open_embedder", opening)
+    wiki = _indexed(vault)
+    semantic = wiki.retriever.semantic
+    assert semantic is not None
+    assert opened.wait(10), "the model was not loaded until a question came"
+    assert semantic.load() is not None and fake_model.queries == []  # no question asked yet
+    assert wiki.search("cats").results[0].path == "notes/feline-behaviour"

@@ -75,6 +75,12 @@ class SemanticSearch:
             return []
         return vectors.search(query, k)
 
+    def prefetch(self) -> None:
+        """Start loading the index and the model in the background: the model's file is read
+        by C code that lets Python run, so a question's other stages (and, in a fresh
+        process, loading the lexical indexes) go on meanwhile. A question waits for it."""
+        threading.Thread(target=self.load, name="wikiq-stage0-load", daemon=True).start()
+
     def load(self) -> PageVectors | None:
         """Load the index and the model (once); None when Stage 0 cannot run."""
         with self._lock:
