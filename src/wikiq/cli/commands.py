@@ -10,7 +10,7 @@ from wikiq.cli.app import app
 from wikiq.config import debug_traceback
 from wikiq.errors import NoVaultConfigured, WikiqError
 
-try:  # Typer 0.29 and later raise their bundled copy of click's exceptions...
+try:  # Typer 0.26 and later raise their bundled copy of click's exceptions...
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - ...older Typer raises click's own
     from click import ClickException  # type: ignore[assignment]
