@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from wikiq import wiring
 from wikiq.config import Config, load_config
-from wikiq.embed.semantic import AUTO_REFRESH_PAGES, catalog_index_path, semantic_source
 from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
@@ -151,6 +150,10 @@ class Wiki:
         return scan is None or not notes_are_current(retriever.notes.index, scan)
 
     def _semantic(self, embedder: Any = None) -> Any:
+        if not self.wired.embeddings_on:
+            return None  # `WIKIQ_EMBED=off`: Stage 0's code (~15 ms of imports) is not loaded
+        from wikiq.embed.semantic import AUTO_REFRESH_PAGES, semantic_source
+
         # While a background build writes the index, search only reads it.
         refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
         semantic = semantic_source(
@@ -166,6 +169,7 @@ class Wiki:
         takes in the vectors as the build saves them. Returns the sentence to tell the user,
         or None when nothing was started."""
         from wikiq.embed import background
+        from wikiq.embed.semantic import catalog_index_path
 
         if not self.wired.embeddings_on or not background.extra_installed():
             return None
@@ -191,6 +195,8 @@ class Wiki:
         child = self._building
         if child is None:
             return
+        from wikiq.embed.semantic import catalog_index_path
+
         running = child.poll() is None
         stamp = _stamp(catalog_index_path(self.location, self.catalog))
         if stamp == self._index_stamp and running:

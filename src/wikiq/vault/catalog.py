@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -357,6 +356,9 @@ def _read_pages(
             [(f, files[f].size, files[f].mtime_ns) for f in to_read[k : k + size]]
             for k in range(0, total, size)
         ]
+        # Imported here: the process pool's modules cost every warm open ~10 ms.
+        from concurrent.futures import ProcessPoolExecutor
+
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0
