@@ -14,9 +14,9 @@ import dataclasses
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -84,17 +84,75 @@ class _Encoder:
         return {"__object__": name, "attrs": {k: self.encode(x) for k, x in vars(v).items()}}
 
 
+class Strings(Sequence[str]):
+    """A stored list of strings left as its UTF-8 bytes: one string is decoded when asked for,
+    the whole list when iterated. A cached catalog keeps ~200,000 strings (titles, summaries,
+    links) of which a question reads a few dozen; splitting them all cost ~30 ms a process.
+
+    The bytes were read whole from the file, so zip's CRC has vouched for them; what a crafted
+    file could still hold (bytes that are not UTF-8) is decoded with replacement characters."""
+
+    def __init__(self, raw: np.ndarray, n: int) -> None:
+        if raw.dtype != np.uint8 or raw.ndim != 1 or n < 1:
+            raise ValueError("the cache's strings are not text")
+        self._raw = raw
+        self._n = n
+        self._ends: np.ndarray | None = None
+        self._list: list[str] | None = None
+        if int(np.count_nonzero(raw == 0)) != n - 1:
+            raise ValueError("the cache's strings do not add up")
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if self._list is not None or isinstance(i, slice):
+            return self.tolist()[i]
+        if not -self._n <= i < self._n:
+            raise IndexError(i)
+        i %= self._n
+        if self._ends is None:  # where each string ends: one vectorised pass, no decoding
+            self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
+        start = int(self._ends[i - 1]) + 1 if i else 0
+        return self._raw[start : int(self._ends[i])].tobytes().decode("utf-8", "replace")
+
+    def tolist(self) -> list[str]:
+        if self._list is None:
+            self._list = self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
+        return self._list
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Strings | list | tuple):
+            return self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared like a list
+
+    def __repr__(self) -> str:
+        return f"Strings({self._n})"
+
+
 class _Decoder:
-    def __init__(self, arrays: Any, classes: dict[str, type]) -> None:
+    def __init__(self, arrays: Any, classes: dict[str, type], lazy_strings: bool = False) -> None:
         self.arrays = arrays
         self.classes = classes
+        self.lazy_strings = lazy_strings
 
     def array(self, key: Any) -> np.ndarray:
         if not isinstance(key, str) or key == _MANIFEST or key not in self.arrays.files:
             raise ValueError("the cache names an array it does not hold")
         return np.asarray(self.arrays[key])
 
-    def strings(self, v: dict[str, Any]) -> list[str]:
+    def strings(self, v: dict[str, Any]) -> list[str] | Strings:
+        if self.lazy_strings:
+            return Strings(self.array(v["__strs__"]), int(v["n"]))
         out = bytes(self.array(v["__strs__"])).decode("utf-8").split(_SEP)
         if len(out) != v["n"]:
             raise ValueError("the cache's strings do not add up")
@@ -176,11 +234,13 @@ def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
     return True
 
 
-def load(path: Path, classes: Iterable[type] = ()) -> Any:
-    """What `save` wrote, or None for a missing, damaged or foreign file (never runs code)."""
+def load(path: Path, classes: Iterable[type] = (), *, lazy_strings: bool = False) -> Any:
+    """What `save` wrote, or None for a missing, damaged or foreign file (never runs code).
+    With `lazy_strings`, long lists of strings come back as `Strings` (decoded when read)."""
     try:
         with np.load(path, allow_pickle=False) as arrays:
             manifest = json.loads(bytes(arrays[_MANIFEST]).decode("utf-8"))
-            return _Decoder(arrays, {cls.__name__: cls for cls in classes}).decode(manifest)
+            decoder = _Decoder(arrays, {cls.__name__: cls for cls in classes}, lazy_strings)
+            return decoder.decode(manifest)
     except Exception:  # missing, truncated, not ours, or an unknown class: rebuild
         return None
