@@ -74,3 +74,17 @@ def test_lazy_strings_decode_one_at_a_time_as_the_whole_list(tmp_path: Path) -> 
     assert lazy[-1] == "月" and lazy[1:3] == words[1:3] and lazy == words
     with pytest.raises(IndexError):
         lazy[len(words)]
+
+
+def test_a_lazy_vocabulary_answers_as_its_dict(tmp_path: Path) -> None:
+    path = tmp_path / "v.npz"
+    vocab = {w: i * 3 for i, w in enumerate(["orbit", "轨道", "naïve", "a b", "moon", "月", "x", "xy", "y"])}
+    assert store.save(path, {"v": vocab})
+    lazy = store.load(path, lazy_strings=True)["v"]
+    assert isinstance(lazy, store.StrIds)
+    assert lazy["轨道"] == 3 and lazy.get("月") == 15 and lazy.get("nope", -1) == -1
+    assert "x" in lazy and "xy" in lazy and "x\x00y" not in lazy and "a" not in lazy and "" not in lazy
+    with pytest.raises(KeyError):
+        lazy["orb"]
+    assert dict(lazy) == vocab and lazy == vocab and len(lazy) == len(vocab)
+    assert lazy["moon"] == 12  # looked up again once the dict is built
