@@ -88,3 +88,13 @@ def test_a_lazy_vocabulary_answers_as_its_dict(tmp_path: Path) -> None:
         lazy["orb"]
     assert dict(lazy) == vocab and lazy == vocab and len(lazy) == len(vocab)
     assert lazy["moon"] == 12  # looked up again once the dict is built
+
+
+def test_lazily_loaded_strings_and_vocabularies_are_saved_again_as_they_were(tmp_path: Path) -> None:
+    path = tmp_path / "v.npz"
+    data = {"words": [f"w{i}" for i in range(10)], "ids": {f"t{i}": i for i in range(10)}}
+    assert store.save(path, data)
+    lazy = store.load(path, lazy_strings=True)
+    assert isinstance(lazy["words"], store.Strings) and isinstance(lazy["ids"], store.StrIds)
+    assert store.save(path, lazy)
+    assert store.load(path) == data

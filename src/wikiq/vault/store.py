@@ -46,6 +46,8 @@ class _Encoder:
     def encode(self, v: Any) -> Any:
         if v is None or isinstance(v, bool | int | float | str):
             return v
+        if isinstance(v, Strings | StrIds):  # loaded lazily, saved again as what they stand for
+            v = v.tolist() if isinstance(v, Strings) else dict(v)
         if isinstance(v, np.generic):
             return v.item()
         if isinstance(v, np.ndarray):
