@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from wikiq.embed.chunking import chunk_page
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
@@ -190,6 +189,8 @@ def _read_note(
     vault: Path, file: str, st: FileStat
 ) -> tuple[Note, list[tuple[int, int, dict[str, int]]]]:
     """A note's title and chunks; an unreadable note is kept with its problem and no chunks."""
+    from wikiq.embed.chunking import chunk_page  # reading notes only: not a warm open
+
     path = file[:-3]
     try:
         raw = (vault / file).read_bytes()
