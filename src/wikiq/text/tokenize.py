@@ -80,9 +80,10 @@ def _segmenter() -> Callable[[str], list[str]]:
 
 
 # Han characters a process cuts through the word table (text/han_words.py) before loading
-# the whole dictionary: a question or a few is far below it, reading a vault far above, where
-# the dictionary's 0.13 s is soon paid back (a table cut costs a few lookups a character).
-WORD_TABLE_CHARS = 2000
+# the whole dictionary: a table cut costs ~90 us a character, so a question (tens of
+# characters) is far cheaper through it, and a process that goes on to cut page text (an
+# answer's passages, a vault being read) switches after wasting ~30 ms at most.
+WORD_TABLE_CHARS = 300
 
 
 class _WordTable:

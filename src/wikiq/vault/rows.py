@@ -25,6 +25,9 @@ class Rows(Sequence[T]):
     mutable, and a change to one must not be lost when the rest are built)."""
 
     def __init__(self, n: int, one: Callable[[int], T], every: Callable[[], list[T]]) -> None:
+        # Rows built one by one before the rest are built at once: past this, a walk over
+        # every row (the link resolver sorts pages by path) is cheaper in one pass.
+        self._one_by_one = 64 + n // 16
         self._n = n
         self._one = one
         self._every = every
@@ -46,6 +49,8 @@ class Rows(Sequence[T]):
         i = int(i) % self._n
         row = self._built.get(i)
         if row is None:
+            if len(self._built) >= self._one_by_one:
+                return self.tolist()[i]
             row = self._built[i] = self._one(i)
         return row
 

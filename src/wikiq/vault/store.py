@@ -102,6 +102,9 @@ class Strings(Sequence[str]):
         self._ends: np.ndarray | None = None
         self._list: list[str] | None = None
         self._padded: bytes | None = None
+        # Strings decoded one by one before the whole list is: past this, a walk over them
+        # all is cheaper as one split.
+        self._one_by_one = 64 + n // 16
         if int(np.count_nonzero(raw == 0)) != n - 1:
             raise ValueError("the cache's strings do not add up")
 
@@ -117,6 +120,9 @@ class Strings(Sequence[str]):
             return self.tolist()[i]
         if not -self._n <= i < self._n:
             raise IndexError(i)
+        self._one_by_one -= 1
+        if self._one_by_one < 0:
+            return self.tolist()[i]
         i %= self._n
         if self._ends is None:  # where each string ends: one vectorised pass, no decoding
             self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
@@ -161,6 +167,11 @@ class Strings(Sequence[str]):
         return f"Strings({self._n})"
 
 
+# Distinct keys a `StrIds` finds in its bytes (~50 us each on a 55,000-term vocabulary) before
+# it builds its dict (~5 ms): a question looks up dozens, an answer's passages thousands.
+_LOOKUPS_BEFORE_DICT = 100
+
+
 class StrIds(Mapping[str, int]):
     """A stored vocabulary (string -> id) that answers lookups from its `Strings`, building
     the dict only when it is walked: a question looks up a few dozen of the 55,000 terms of
@@ -179,6 +190,8 @@ class StrIds(Mapping[str, int]):
             return self._dict.get(key) if isinstance(key, str) else None
         if not isinstance(key, str):
             return None
+        if len(self._seen) >= _LOOKUPS_BEFORE_DICT:  # many terms (a passage, not a question)
+            return self._whole().get(key)
         if key not in self._seen:
             at = self._keys.find(key)
             self._seen[key] = None if at is None else int(self._values[at])
