@@ -9,6 +9,7 @@ gives one field of every page without building any.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
@@ -33,6 +34,7 @@ class Rows(Sequence[T]):
         self._every = every
         self._built: dict[int, T] = {}
         self._all: list[T] | None = None
+        self._lock = threading.Lock()  # a server's threads read the same catalog
 
     def __len__(self) -> int:
         return self._n
@@ -51,17 +53,22 @@ class Rows(Sequence[T]):
         if row is None:
             if len(self._built) >= self._one_by_one:
                 return self.tolist()[i]
-            row = self._built[i] = self._one(i)
+            with self._lock:
+                row = self._built.get(i)
+                if row is None:
+                    row = self._built[i] = self._one(i)
         return row
 
     def tolist(self) -> list[T]:
         if self._all is None:
-            rows = self._every()
-            if len(rows) != self._n:
-                raise ValueError("the cache's columns do not add up")
-            for i, row in self._built.items():
-                rows[i] = row
-            self._all = rows
+            with self._lock:
+                if self._all is None:
+                    rows = self._every()
+                    if len(rows) != self._n:
+                        raise ValueError("the cache's columns do not add up")
+                    for i, row in self._built.items():
+                        rows[i] = row
+                    self._all = rows
         return self._all
 
     def __iter__(self) -> Iterator[T]:
