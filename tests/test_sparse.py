@@ -47,6 +47,23 @@ def test_bm25_weights_are_the_ones_scipy_computed() -> None:
         assert np.array_equal(getattr(index.weights, name), getattr(expected, name))
 
 
+def test_bm25_weighed_as_read_gives_the_same_bits_and_hits() -> None:
+    counts = sp.random(80, 50, density=0.2, random_state=2, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)
+    terms = TermIndex([f"t{j}" for j in range(50)], CSR.from_scipy(counts))
+    eager, lazy = BodyIndex(terms), BodyIndex(terms, lazy=True)
+    assert eager.weights is not None and lazy.weights is None
+    for j in range(50):
+        assert np.array_equal(lazy._postings(j)[1], eager.weights.row_values(j))
+    query = ["t1", "t7", "t7", "t30", "nope"]
+    a, b = eager.search(query), lazy.search(query)
+    assert np.array_equal(a.pages, b.pages) and np.array_equal(a.scores, b.scores)
+    assert np.array_equal(a.coverage, b.coverage) and a.terms == b.terms
+    g1, g2 = eager.search_groups([["t2", "t3"], ["t9"]]), lazy.search_groups([["t2", "t3"], ["t9"]])
+    assert np.array_equal(g1.pages, g2.pages) and np.array_equal(g1.scores, g2.scores)
+    assert np.array_equal(eager.pages_with("t4"), lazy.pages_with("t4"))
+
+
 def _damaged(kind: str) -> CSR:
     good = CSR.from_scipy(_random(20, 10, 3))
     indptr, indices = good.indptr.copy(), good.indices.copy()

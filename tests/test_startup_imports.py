@@ -31,8 +31,10 @@ def test_a_search_with_a_warm_cache_never_imports_scipy(tmp_path: Path) -> None:
     shutil.copytree(DEMO_VAULT, vault)
     env = {**os.environ, "WIKIQ_CACHE_DIR": str(tmp_path / "cache")}
     code = (
+        # argv given: main returns through SystemExit (without it, the console script's run
+        # ends the process at once, before the `finally` could look at the modules).
         "import sys; from wikiq.cli import main; sys.argv = ['wikiq', *sys.argv[1:]]\n"
-        "try:\n    main()\nfinally:\n    print('scipy' in sys.modules, file=sys.stderr)\n"
+        "try:\n    main(sys.argv[1:])\nfinally:\n    print('scipy' in sys.modules, file=sys.stderr)\n"
     )
     ask = [sys.executable, "-c", code, "search", "How does a gravity assist work?", "--vault", str(vault), "--json"]
     cold = subprocess.run(ask, capture_output=True, text=True, env=env, check=True)

@@ -14,10 +14,8 @@ where the vault and the caches are, and switches for one run. The file lives in
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,6 +302,8 @@ def _read_file(file: Path) -> dict[str, Any]:
         raise ConfigError(
             f"Could not read the config file {file}: {err.strerror or err}."
         ) from None
+    import tomllib  # here: most runs have no config file to parse
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -312,6 +312,8 @@ def _read_file(file: Path) -> dict[str, Any]:
     for name, value in data.items():
         key = KEYS_BY_NAME.get(name)
         if key is None or not key.in_file:
+            import difflib
+
             close = difflib.get_close_matches(name, FILE_KEYS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ConfigError(

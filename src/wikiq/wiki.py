@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from wikiq import wiring
 from wikiq.config import Config, load_config
-from wikiq.embed.semantic import AUTO_REFRESH_PAGES, catalog_index_path, semantic_source
 from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
@@ -151,6 +150,10 @@ class Wiki:
         return scan is None or not notes_are_current(retriever.notes.index, scan)
 
     def _semantic(self, embedder: Any = None) -> Any:
+        if not self.wired.embeddings_on:
+            return None  # `WIKIQ_EMBED=off`: Stage 0's code (~15 ms of imports) is not loaded
+        from wikiq.embed.semantic import AUTO_REFRESH_PAGES, semantic_source
+
         # While a background build writes the index, search only reads it.
         refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
         semantic = semantic_source(
@@ -168,6 +171,7 @@ class Wiki:
         takes in the vectors as the build saves them. Returns the sentence to tell the user,
         or None when nothing was started."""
         from wikiq.embed import background
+        from wikiq.embed.semantic import catalog_index_path
 
         if not self.wired.embeddings_on or not background.extra_installed():
             return None
@@ -193,6 +197,8 @@ class Wiki:
         child = self._building
         if child is None:
             return
+        from wikiq.embed.semantic import catalog_index_path
+
         running = child.poll() is None
         stamp = _stamp(catalog_index_path(self.location, self.catalog))
         if stamp == self._index_stamp and running:
@@ -371,6 +377,8 @@ class Wiki:
         catalog = open_catalog(
             location, cache_dir=wired.cache_dir, use_cache=use_cache, progress=progress
         )
+        if use_cache:
+            _word_table(wired.cache_dir, catalog.files_read)
         wiki = cls(location, catalog, config)
         wiki._wired = wired
         wiki._use_cache = use_cache
@@ -436,6 +444,25 @@ class Wiki:
 
     def __repr__(self) -> str:
         return f"Wiki({str(self.location.vault)!r}, pages={len(self.catalog)})"
+
+
+# A vault read with at least this many pages loaded rjieba's whole dictionary, next to which
+# writing the word table (~1 s, once per cache folder) is small; small vaults never write it.
+WORD_TABLE_AFTER_PAGES = 1000
+
+
+def _word_table(cache_dir: Path | None, files_read: int) -> None:
+    """Let questions cut their Chinese with jieba's word table in the cache folder
+    (text/han_words.py: the same cuts without loading rjieba's dictionary, ~0.13 s), and
+    write the table after reading a big vault."""
+    from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, use_word_table
+
+    folder = wiring.segmenter_dir(cache_dir)
+    if files_read >= WORD_TABLE_AFTER_PAGES:
+        from wikiq.text.han_words import build_han_words
+
+        build_han_words(folder, TOKENIZER_FINGERPRINT)
+    use_word_table(folder)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

@@ -46,6 +46,11 @@ class Wired:
         return log_path(self.cache_dir)
 
 
+def segmenter_dir(cache_dir: Path | None) -> Path:
+    """Where jieba's word table is kept (text/han_words.py): shared by every vault."""
+    return cache_root(cache_dir) / "segmenter"
+
+
 def wire(config: Config, *, cache_dir: Path | None = None) -> Wired:
     """The plain values of `config`; `cache_dir` (an argument of `Wiki.open`) beats
     `WIKIQ_CACHE_DIR`."""

@@ -7,21 +7,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from wikiq.cli.answer_options import AnswerFlags, answering_command
 from wikiq.cli.app import JsonOpt, app, print_json
-from wikiq.cli.output import stdout_console
-from wikiq.cli.tips import semantic_index_tip
 from wikiq.config import load_config
 from wikiq.errors import WikiqError
-from wikiq.wiki import Wiki
 
+# rich and the output helpers load when a command prints (not when `wikiq search` registers
+# these commands): importing rich costs a process ~45 ms.
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from wikiq.answer.answerer import Answer, Turn
     from wikiq.answer.events import AnswerEvent
+    from wikiq.wiki import Wiki
 
 MAX_CHAT_TURNS = 50  # kept in memory; the budget decides how many reach the model
 
@@ -70,6 +69,8 @@ def ask(
         wiki.close()
     if answer is None:
         raise typer.Exit(130)
+    from wikiq.cli.tips import semantic_index_tip
+
     semantic_index_tip(wiki, answer.retrieval.covered)
 
 
@@ -85,7 +86,10 @@ def stream_answer(
     """Print one answer as it streams; None when the user pressed Ctrl-C.
 
     Notes already in `shown_notes` are not repeated (a chat names its model once)."""
+    from rich.console import Console
+
     from wikiq.answer.events import AnswerDone, AnswerToken, RetrievalDone
+    from wikiq.cli.output import stdout_console
 
     out = out or stdout_console(soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -132,6 +136,8 @@ _WHERE = {
 
 
 def _header(arm: str, covered: str, model: str | None) -> str:
+    from rich.markup import escape
+
     where = _WHERE.get(covered, _WHERE["yes"])
     how = f"answered by {escape(model)}" if model else "no model: quoted passages"
     style = "bold yellow" if covered != "yes" else "bold cyan"
@@ -166,6 +172,11 @@ def chat(*, flags: AnswerFlags) -> None:
       wikiq chat --model ollama:qwen2.5:7b\n
       wikiq chat --vault ~/Obsidian/MyVault
     """
+    from rich.console import Console
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
     wiki = flags.open()
     wiki.source_notes()  # a mistyped --sources folder is said now, not at the first question
     out = stdout_console(soft_wrap=True)
@@ -247,6 +258,11 @@ def stats(
 
 
 def _print_stats(s: dict[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from wikiq.cli.output import stdout_console
+
     out = stdout_console()
     if not s["questions"]:
         out.print(f"No questions asked yet (log: {s['log']}).", markup=False)

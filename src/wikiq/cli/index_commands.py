@@ -6,31 +6,23 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    ProgressColumn,
-    Task,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from wikiq import wiring
 from wikiq.cli.app import JsonOpt, VaultOpt, WikiFolderOpt, app, open_wiki, print_json
-from wikiq.cli.output import stdout_console
-from wikiq.cli.progress import progress_bar
-from wikiq.embed.background import clear_status, orphaned, read_status, write_status
-from wikiq.embed.index import build_index
 from wikiq.embed.parallel import ParallelLocalE5, usable_cores
 from wikiq.embed.passages import DEFAULT_TEXT, TEXT_MODES, TextMode
-from wikiq.embed.semantic import catalog_index_path, index_report
 from wikiq.errors import ConfigError
 from wikiq.llm import DEFAULT_EMBED_MODEL, embed_spec, open_embedder
-from wikiq.wiki import Wiki
+
+# rich (~45 ms) and the index builder load when `index` or `doctor` runs, not when `wikiq
+# search` registers this command.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from wikiq.wiki import Wiki
 
 
 @app.command()
@@ -97,6 +89,9 @@ def index(
       wikiq index --embed --model ollama:nomic-embed-text\n
       WIKIQ_EMBED=off wikiq search "..."   (search without the index)
     """
+    from wikiq.cli.output import stdout_console
+    from wikiq.embed.semantic import catalog_index_path
+
     mode = text_mode(text)  # before reading the vault: a typo fails at once
     wiki = open_wiki(vault, wiki_folder)
     path = catalog_index_path(wiki.location, wiki.catalog)
@@ -157,6 +152,9 @@ def _build(
     rebuild: bool,
     json: bool,
 ) -> None:
+    from wikiq.cli.output import stdout_console
+    from wikiq.embed.background import clear_status, orphaned, write_status
+    from wikiq.embed.index import build_index
     from wikiq.llm import display_url  # loads httpx: only when an index is built
 
     where = display_url(base_url) if base_url else ""
@@ -202,17 +200,22 @@ def _build(
 def _embed_progress(label: str) -> Iterator[Callable[[int, int], None]]:
     """A bar with pages done and time left, on stderr when it is a terminal (even for small
     vaults: embedding a page takes about as long as reading a thousand)."""
-    columns = (_PagesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn())
+    from rich.progress import ProgressColumn, Task, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    from wikiq.cli.progress import progress_bar
+
+    class PagesPerSecond(ProgressColumn):
+        """The build's speed, in pages a second (rich measures it over the last half minute)."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            shown = f"{speed:.1f} pages/s" if speed else "– pages/s"
+            return Text(shown, style="progress.data.speed")
+
+    columns = (PagesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn())
     with progress_bar(label, columns=columns) as update:
         yield update
-
-
-class _PagesPerSecond(ProgressColumn):
-    """The build's speed, in pages a second (rich measures it over the last half minute)."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f} pages/s" if speed else "– pages/s", style="progress.data.speed")
 
 
 def text_mode(text: str) -> TextMode:
@@ -224,6 +227,9 @@ def text_mode(text: str) -> TextMode:
 
 def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
     """The embedding index for `doctor --json` (None when there is none and none is building)."""
+    from wikiq.embed.background import read_status
+    from wikiq.embed.semantic import catalog_index_path, index_report
+
     report = index_report(wiki.location, wiki.catalog, enabled=wiki.wired.embeddings_on)
     status = read_status(catalog_index_path(wiki.location, wiki.catalog))
     if report is None and status is None:
@@ -235,6 +241,10 @@ def embedding_state(wiki: Wiki) -> dict[str, Any] | None:
 
 def print_embedding_state(wiki: Wiki, out: Console | None = None) -> None:
     """One line for `doctor` and `index`: the embedding index and whether search uses it."""
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
     out = out or stdout_console()
     summary = wiki.embeddings_summary()
     out.print(f"[bold]Embeddings[/bold]     {escape(summary)}")

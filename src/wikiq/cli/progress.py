@@ -1,5 +1,8 @@
 """Progress bars on a terminal for long work (reading a vault, embedding, eval); silent when
-output is piped."""
+output is piped.
+
+rich is imported only when a bar is drawn: `rich.progress` costs every process ~45 ms, and a
+search piped into another program (or a warm one) never draws a bar."""
 
 from __future__ import annotations
 
@@ -7,17 +10,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn, TaskID
 
 # Reading fewer files than this is over before a bar would be worth drawing.
 MIN_FILES_FOR_BAR = 300
@@ -36,6 +32,15 @@ class ReadProgress:
         if not self.enabled or total < MIN_FILES_FOR_BAR:
             return
         if self._bar is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
             self._bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
@@ -73,6 +78,9 @@ def progress_bar(
     """A `(done, total)` callback that draws a bar (with `columns` after the count) on stderr,
     when `show`, by default when stderr is a terminal."""
     show = sys.stderr.isatty() if show is None else show
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from wikiq.cli.app import (
     JsonOpt,
@@ -21,13 +18,15 @@ from wikiq.cli.app import (
     print_json,
     sources_config,
 )
-from wikiq.cli.output import stdout_console
-from wikiq.cli.progress import progress_bar
-from wikiq.cli.tips import semantic_index_tip
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
-from wikiq.retrieve.evaluate import load_questions, report, run_questions
-from wikiq.retrieve.result import Retrieval
+
+# rich (~35 ms) and the eval helpers load only where they print or measure: a search piped
+# as JSON never needs them.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from wikiq.retrieve.result import Retrieval
 
 RetrieverOpt = Annotated[
     str,
@@ -76,6 +75,8 @@ def search(
     if json:
         print_json(result.to_dict(str(wiki.location.vault), wiki.location.wiki_folder))
         return
+    from wikiq.cli.tips import semantic_index_tip
+
     print_retrieval(result, explain=explain)
     semantic_index_tip(wiki, result.covered)
 
@@ -94,6 +95,11 @@ SHORT_SIGNAL_NAMES = {
 
 
 def print_retrieval(r: Retrieval, *, explain: bool = False, console: Console | None = None) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from wikiq.cli.output import stdout_console
+
     out = console or stdout_console()
     if r.pure_llm:
         out.print(f"[bold yellow]{r.arm}[/bold yellow]  not covered by this vault: ", end="")
@@ -247,6 +253,13 @@ def eval_command(
       wikiq eval examples/demo-questions.jsonl --vault examples/demo-vault\n
       wikiq eval questions.jsonl --retriever lexical --json
     """
+    from rich.markup import escape
+    from rich.table import Table
+
+    from wikiq.cli.output import stdout_console
+    from wikiq.cli.progress import progress_bar
+    from wikiq.retrieve.evaluate import load_questions, report, run_questions
+
     wiki = open_wiki(vault, wiki_folder, sources_config(sources))
     settings = _settings(retriever)
     items = load_questions(questions)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from wikiq.cli.app import (
     JsonOpt,
@@ -18,15 +15,17 @@ from wikiq.cli.app import (
     open_wiki,
     print_json,
 )
-from wikiq.cli.output import stdout_console
 from wikiq.errors import PageNotFound
-from wikiq.vault.access import MAX_CHARS_LIMIT, PageContent
-from wikiq.vault.catalog import Catalog
-from wikiq.vault.health import VaultHealth, vault_health
-from wikiq.vault.note_access import find_note, read_note
-from wikiq.vault.note_links import notes_linked_from
-from wikiq.vault.notes import NoteResolver
-from wikiq.vault.page import ParsedPage
+
+# What these commands print with (rich, ~45 ms) and read with loads when one of them runs,
+# not when `wikiq search` registers them.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from wikiq.vault.access import PageContent
+    from wikiq.vault.catalog import Catalog
+    from wikiq.vault.health import VaultHealth
+    from wikiq.vault.page import ParsedPage
 
 _LIST_LIMIT = 10
 
@@ -46,6 +45,7 @@ def doctor(
     """
     from wikiq.config import load_config
     from wikiq.models import config_report
+    from wikiq.vault.health import vault_health
 
     # The flags go into the settings too, so every setting is shown with where it came from.
     settings = load_config(flags={"vault": vault, "wiki_folder": wiki_folder, "sources": sources})
@@ -63,6 +63,10 @@ def doctor(
 
 
 def _print_config(c: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
     out = stdout_console()
     where = c["file"] if c["file_exists"] else f"{c['file']} (not created)"
     out.print(f"[bold]Config[/bold]       {escape(where)}", markup=True)
@@ -85,6 +89,10 @@ def _print_config(c: dict[str, Any]) -> None:
 
 
 def _print_health(h: VaultHealth) -> None:
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
     out = stdout_console()
     # Everything from the vault is printed as text: a title or path holding "[/red]" is not
     # markup (rich would raise on it).
@@ -195,6 +203,11 @@ def pages(
             ]
         )
         return
+    from rich.markup import escape
+    from rich.table import Table
+
+    from wikiq.cli.output import stdout_console
+
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("path", overflow="fold")
     table.add_column("type")
@@ -236,6 +249,14 @@ def show(
       wikiq show concepts/orbit --meta\n
       wikiq show "Neil Armstrong" --json
     """
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+    from wikiq.vault.access import MAX_CHARS_LIMIT
+    from wikiq.vault.note_access import find_note, read_note
+    from wikiq.vault.note_links import notes_linked_from
+    from wikiq.vault.notes import NoteResolver
+
     wiki = open_wiki(vault, wiki_folder)
     catalog = wiki.catalog
     scan = wiki.source_notes()
@@ -287,6 +308,10 @@ def _show_note(note: PageContent, *, json: bool) -> None:
     if json:
         print_json(note.to_dict())
         return
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
     out = stdout_console()
     out.print(f"[bold]{escape(note.title)}[/bold]  {escape(f'({note.path}, source note)')}")
     body = note.body.strip("\n")

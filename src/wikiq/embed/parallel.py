@@ -11,7 +11,6 @@ can hang.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +47,8 @@ class ParallelLocalE5:
     one short text is not worth a hop). Use as a context manager, or call `close`."""
 
     def __init__(self, model: str = "e5-small", workers: int = 2) -> None:
+        import multiprocessing  # here: ~10 ms that registering `wikiq index` need not pay
+
         self._local = LocalE5(model)  # checks the extra is installed; embeds queries
         self.workers = workers
         self._pool = multiprocessing.get_context("spawn").Pool(

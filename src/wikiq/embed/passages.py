@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from wikiq.embed.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP, chunk_page
 from wikiq.text.wiki_links import LABEL, TARGET, WIKI_LINK
 from wikiq.vault.markdown import lead_paragraph, mask_code
 from wikiq.vault.page import Page
@@ -32,6 +31,10 @@ def text_spec(mode: TextMode) -> str:
     if mode == "head":
         return f"head:{HEAD_CHARS}"
     if mode == "chunks":
+        # The chunker loads where chunks are asked for: `wikiq search` registers `wikiq index`
+        # (which names the text modes) without it.
+        from wikiq.embed.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP
+
         return f"chunks:{DEFAULT_BUDGET}/{DEFAULT_OVERLAP}"
     return "title"
 
@@ -52,6 +55,8 @@ def page_passages(page: Page, file_text: str, body: str, mode: TextMode) -> list
         return [_join(names, readable(lead)[:LEAD_CHARS])]
     if mode == "head":
         return [_join(names, readable(body)[:HEAD_CHARS])]
+    from wikiq.embed.chunking import chunk_page
+
     chunks = chunk_page(file_text)
     if not chunks:
         return [names]

@@ -53,7 +53,12 @@ class BodyHits:
 class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""
 
-    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self, terms: TermIndex, *, k1: float = K1, b: float = B, lazy: bool = False
+    ) -> None:
+        """`lazy`: weigh a term's postings when a question reads them, not every entry now
+        (an index built for one process, as the source notes' is: ~20 ms on ob-wiki's notes).
+        Each weight comes from the same operations on the same values: the same bits."""
         # Computed by term (each term's postings), the layout a question reads: every value
         # below is per entry, so it is the same bit for bit whichever way entries are ordered.
         counts = terms.by_term()
@@ -73,8 +78,20 @@ class BodyIndex:
         norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
         self.k1 = k1
         self.norm = norm.astype(np.float32)  # per page: recovers term counts (search_groups)
+        self.weights: CSR | None = None
+        if lazy:
+            self._counts = CSR(counts.indptr, pages, tf, counts.shape)
+            return
         weights = tf * (k1 + 1.0) / (tf + norm[pages]) * self.idf[counts.entry_rows()]
         self.weights = CSR(counts.indptr, pages, weights.astype(np.float32), counts.shape)
+
+    def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """The pages holding term `j` and its BM25 weight in each."""
+        if self.weights is not None:
+            return self.weights.row(j), self.weights.row_values(j)
+        tf, pages = self._counts.row_values(j), self._counts.row(j)
+        weights = tf * (self.k1 + 1.0) / (tf + self.norm[pages]) * self.idf[j]
+        return pages, weights.astype(np.float32)
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
@@ -111,7 +128,7 @@ class BodyIndex:
         j = self.term_ids.get(term)
         if j is None:
             return np.empty(0, dtype=np.int64)
-        return self.weights.indices[self.weights.indptr[j] : self.weights.indptr[j + 1]]
+        return self._postings(j)[0]
 
     def search(self, query_terms: Sequence[str], *, limit: int = 100) -> BodyHits:
         """Pages containing the question's terms, ranked by BM25."""
@@ -122,11 +139,10 @@ class BodyIndex:
             return BodyHits.empty()
         # Walk the postings of the question's terms directly (CSC columns): cost grows with
         # how many pages contain the terms, never with the size of the vault.
-        w = self.weights
-        starts, ends = w.indptr[ids], w.indptr[np.asarray(ids) + 1]
-        rows = np.concatenate([w.indices[a:b] for a, b in zip(starts, ends, strict=True)])
-        vals = np.concatenate([w.data[a:b] for a, b in zip(starts, ends, strict=True)])
-        idfs = np.repeat(self.idf[ids], ends - starts)
+        postings = [self._postings(j) for j in ids]
+        rows = np.concatenate([pages for pages, _ in postings])
+        vals = np.concatenate([weights for _, weights in postings])
+        idfs = np.repeat(self.idf[ids], [len(pages) for pages, _ in postings])
         scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
         matched = np.bincount(rows, weights=idfs, minlength=self.n_docs)
         hit = np.nonzero(scores > 0)[0]
@@ -148,7 +164,6 @@ class BodyIndex:
         kept = [ids for g in groups if (ids := [self.term_ids[t] for t in g if t in self.term_ids])]
         if not kept or self.n_docs == 0:
             return BodyHits.empty()
-        w = self.weights
         k1 = self.k1
         scores = np.zeros(self.n_docs)
         matched = np.zeros(self.n_docs)
@@ -156,8 +171,8 @@ class BodyIndex:
         for ids in kept:
             tf = np.zeros(self.n_docs)
             for j in ids:
-                a, b = w.indptr[j], w.indptr[j + 1]
-                rows, wt = w.indices[a:b], w.data[a:b].astype(np.float64)
+                rows, weights = self._postings(j)
+                wt = weights.astype(np.float64)
                 # Invert the stored weight: w = tf (k1 + 1) / (tf + norm) · idf.
                 tf[rows] += wt * self.norm[rows] / np.maximum((k1 + 1.0) * self.idf[j] - wt, 1e-9)
             has = tf > 0

@@ -16,10 +16,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wikiq.retrieve.abbreviations import Abbreviations
 from wikiq.retrieve.body import BodyHits
 from wikiq.retrieve.coverage import NOT_COVERED, Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
@@ -46,15 +46,16 @@ from wikiq.retrieve.result import (
 )
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
 from wikiq.retrieve.sources import NoteSearch, with_sources
-from wikiq.retrieve.translation import translated_groups
-from wikiq.text.glossary import Glossary, chinese_english
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.text.tokenize import strip_fillers
-from wikiq.vault.cache import shared_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
+
+if TYPE_CHECKING:  # loaded where used: abbreviations and the glossary serve few questions
+    from wikiq.retrieve.abbreviations import Abbreviations
+    from wikiq.text.glossary import Glossary
 
 __all__ = ["MODES", "KeywordSource", "Mode", "Retriever", "RetrieverSettings", "SemanticSource"]
 
@@ -294,6 +295,8 @@ class Retriever:
     def _abbreviates(self, word: str) -> bool:
         """A Chinese word the vault writes in full ("抗战": 抗日战争; abbreviations.py)."""
         if self._abbreviations is None:
+            from wikiq.retrieve.abbreviations import Abbreviations
+
             self._abbreviations = Abbreviations(self.indexes.text.term_ids)
         return bool(self._abbreviations.expansions(word))
 
@@ -508,10 +511,16 @@ class Retriever:
         glossary = self._glossary()
         if glossary is None:
             return BodyHits.empty()
+        from wikiq.retrieve.translation import translated_groups
+
         return ix.text.search_groups(translated_groups(terms, glossary, ix.text), limit=limit)
 
     def _glossary(self) -> Glossary | None:
         """CC-CEDICT, from its table in the cache folder when the catalog is cached."""
+        # The glossary's module and the translation's load for the few questions needing them.
+        from wikiq.text.glossary import chinese_english
+        from wikiq.vault.cache import shared_cache_dir
+
         cache = self.catalog.cache_file
         return chinese_english(shared_cache_dir(cache, "glossary") if cache is not None else None)
 

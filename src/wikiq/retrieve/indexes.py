@@ -104,7 +104,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 9
+INDEX_FORMAT = 10
 
 
 def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> RetrievalIndexes:
@@ -124,7 +124,8 @@ def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> 
         direction,
         in_weight,
     ]
-    stored = store.load(path, STORED_CLASSES)
+    # Vocabularies and names stay bytes until a question looks one up (store.StrIds, Strings).
+    stored = store.load(path, STORED_CLASSES, lazy_strings=True)
     if (
         isinstance(stored, dict)
         and stored.get("key") == key

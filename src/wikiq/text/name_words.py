@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 
 from wikiq.text.scripts import HAN, LATIN_EXTRA
+from wikiq.text.tokenize import tag_words
 
 _WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
 # A capital after these (or at the very start) may only begin a sentence.
@@ -51,10 +52,8 @@ def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
     more), except one character or a word `known` to the vault followed by a locative."""
     if not _HAN_RUN.search(question):
         return []
-    import rjieba  # loaded by the tokenizer already whenever a question has Chinese in it
-
     out: list[str] = []
-    for word, tag in rjieba.tag(question):
+    for word, tag in tag_words(question):
         if tag not in _PROPER_TAGS or len(word) < 2 or not _HAN_RUN.fullmatch(word):
             continue
         if word[-1] in _LOCATIVE and (len(word) == 2 or known(word[:-1])):
@@ -78,10 +77,8 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     domain that asks about a thing no page mentions is not covered, named or not."""
     if not _HAN_RUN.search(question):
         return []
-    import rjieba
-
     out: list[str] = []
-    for word, tag in rjieba.tag(question):
+    for word, tag in tag_words(question):
         if tag != "n" or len(word) < 2 or not _HAN_RUN.fullmatch(word):
             continue
         if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:

@@ -49,6 +49,25 @@ class SortedTable(Mapping[str, str]):
                 hi = mid
         raise KeyError(word)
 
+    def lookup(self, word: str) -> tuple[str | None, bool]:
+        """`word`'s value (None if it is not a key), and whether a longer key starts with it:
+        what a segmenter walking a text character by character needs to know to go on."""
+        target = word.encode("utf-8")
+        lo, hi = 0, len(self)
+        while lo < hi:  # the first key not below `target`
+            mid = (lo + hi) // 2
+            if self._line(mid)[0] < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == len(self):
+            return None, False
+        key, value = self._line(lo)
+        if key != target:
+            return None, key.startswith(target)
+        longer = lo + 1 < len(self) and self._line(lo + 1)[0].startswith(target)
+        return value.decode("utf-8"), longer
+
     def __len__(self) -> int:
         return len(self._offsets) - 1
 

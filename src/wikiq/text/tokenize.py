@@ -13,7 +13,9 @@ Decisions (the retrieval code relies on them):
   does not know into words (`邵弁`, Traditional `學習`). Measured on the ob-wiki bench vault
   (600 Chinese titles, 3,000 pages): the title's tokens were found in 91.2% of the pages
   containing the title both with and without the HMM, but without it 50 of the 600 titles
-  gave no token at all (4 with it).
+  gave no token at all (4 with it). A short text (a question) is cut through jieba's word
+  table instead when the cache folder has one (text/han_words.py): the same cut, without the
+  0.13 s it takes rjieba to load its dictionary.
 - One-character CJK tokens are dropped unless the whole CJK run is that one character.
 - Katakana and Hangul runs are kept whole (loanwords; Korean words are space-separated).
   Hiragana is kept only when it is the whole run: inside a run it is particles and endings.
@@ -22,15 +24,21 @@ Decisions (the retrieval code relies on them):
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wikiq.text.scripts import CJK, HAN, HANGUL, HIRAGANA, KATAKANA
 from wikiq.text.stemming import stem
 from wikiq.text.stopwords import CJK as _CJK_STOP
 from wikiq.text.stopwords import ENGLISH as _DROP
 from wikiq.text.stopwords import QUESTION_FILLERS
+
+if TYPE_CHECKING:
+    from wikiq.text.han_words import HanWords
 
 __all__ = [
     "TOKENIZER_FINGERPRINT",
@@ -69,6 +77,62 @@ def _segmenter() -> Callable[[str], list[str]]:
 
         jieba.setLogLevel(logging.WARNING)
         return jieba.lcut
+
+
+# Han characters a process cuts through the word table (text/han_words.py) before loading
+# the whole dictionary: a table cut costs ~90 us a character, so a question (tens of
+# characters) is far cheaper through it, and a process that goes on to cut page text (an
+# answer's passages, a vault being read) switches after wasting ~30 ms at most.
+WORD_TABLE_CHARS = 300
+
+
+class _WordTable:
+    folder: Path | None = None  # set by the composition root: None, the whole dictionary
+    chars = 0  # Han characters cut through the table so far
+
+
+def use_word_table(folder: Path | None) -> None:
+    """Cut short texts with jieba's word table kept in `folder`, when it has been written
+    there (the cuts are the same either way; None: always the whole dictionary)."""
+    _WordTable.folder = folder
+
+
+@cache
+def _han_words(folder: Path) -> HanWords | None:
+    from wikiq.text.han_words import open_han_words
+
+    return open_han_words(folder, TOKENIZER_FINGERPRINT)
+
+
+def _table(text: str) -> HanWords | None:
+    """The word table, while the process has cut little through it and not loaded rjieba's
+    whole dictionary (importing rjieba loads it); else None: use the dictionary."""
+    folder = _WordTable.folder
+    if folder is None or _WordTable.chars >= WORD_TABLE_CHARS or "rjieba" in sys.modules:
+        return None
+    words = _han_words(folder)
+    if words is None or not words.handles(text):
+        return None
+    _WordTable.chars += len(text)
+    return words
+
+
+def _cut(text: str) -> list[str]:
+    """rjieba's cut of `text` (one CJK run), through the word table when it serves."""
+    words = _table(text)
+    return words.cut(text) if words is not None else _segmenter()(text)
+
+
+def tag_words(text: str) -> list[tuple[str, str]]:
+    """rjieba's words of `text` with their part-of-speech tags (proper nouns for
+    text/name_words.py), through the word table when it serves."""
+    words = _table(text)
+    if words is not None:
+        return words.tag(text)
+    import rjieba
+
+    tags: list[tuple[str, str]] = rjieba.tag(text)
+    return tags
 
 
 # Latin letters with diacritics (Latin-1 Supplement to Latin Extended Additional): folded to
@@ -142,7 +206,7 @@ class _Tokenizer:
                 self.out.append(whole)
 
     def han(self, han: str) -> None:
-        words = _segmenter()(han)
+        words = _cut(han)
         self.out.extend([w for w in words if len(w) > 1 and w not in _CJK_STOP])
 
 
@@ -161,7 +225,7 @@ def strip_fillers(question: str) -> str:
         return question
     pieces = _CJK_SPLIT.split(question)
     for i in range(1, len(pieces), 2):  # the CJK runs
-        words = _segmenter()(pieces[i])
+        words = _cut(pieces[i])
         pieces[i] = "".join(w for w in words if w not in QUESTION_FILLERS)
     return "".join(pieces)
 
@@ -177,7 +241,7 @@ def _fingerprint() -> str:
 
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for name in ("tokenize.py", "stopwords.py", "stemming.py", "scripts.py"):
+    for name in ("tokenize.py", "stopwords.py", "stemming.py", "scripts.py", "han_words.py"):
         try:
             digest.update((here / name).read_bytes())
         except OSError:  # pragma: no cover - a zipped install: fall back to the names

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import DeadLink, Page
+from wikiq.vault.rows import PageRows, dead_link_rows
 from wikiq.vault.scan import FileStat
 from wikiq.vault.terms import TermIndex
 
@@ -71,7 +72,7 @@ _NUMBER_FIELDS = {
 }
 
 
-def _page_columns(pages: list[Page]) -> dict[str, Any]:
+def _page_columns(pages: Sequence[Page]) -> dict[str, Any]:
     """Pages as one column per field: strings as lists (`store` keeps them as one text),
     numbers and flags as arrays, tuples flattened with their lengths."""
     columns: dict[str, Any] = {}
@@ -90,26 +91,17 @@ def _page_columns(pages: list[Page]) -> dict[str, Any]:
     return columns
 
 
-def _pages(columns: dict[str, Any]) -> list[Page]:
-    """The pages `_page_columns` stored (a missing or misshapen column raises)."""
-    values = []
-    for name in _PAGE_FIELDS:
-        column = columns[name]
-        if name in _TUPLE_FIELDS:
-            flat, counts = column["flat"], column["counts"].tolist()
-            ends = list(itertools.accumulate(counts))
-            column = [tuple(flat[b - n : b]) for n, b in zip(counts, ends, strict=True)]
-        elif name in _NUMBER_FIELDS:
-            column = column.tolist()
-        values.append(column)
-    return [Page(*row) for row in zip(*values, strict=True)]
+def _pages(columns: dict[str, Any]) -> PageRows:
+    """The pages `_page_columns` stored, built as they are read (a missing or misshapen
+    column raises)."""
+    return PageRows(columns, _TUPLE_FIELDS, _NUMBER_FIELDS, _PAGE_FIELDS)
 
 
 @dataclass
 class CachedCatalog:
-    pages: list[Page]
+    pages: Sequence[Page]
     graph: CSR  # the link graph: row i holds the pages page i links to, in its order
-    dead_links: list[Any]
+    dead_links: Sequence[DeadLink]
     index_missing: list[str]
     index_stat: FileStat | None
     built_at: float
@@ -125,7 +117,7 @@ class CatalogCache:
         self.terms_path = self.dir / "terms.npz"
 
     def load(self) -> CachedCatalog | None:
-        data = store.load(self.path)
+        data = store.load(self.path, lazy_strings=True)
         if not _current(data):
             return None
         if (
@@ -140,9 +132,8 @@ class CatalogCache:
             if not isinstance(graph, CSR) or graph.shape != (len(fields["pages"]),) * 2:
                 return None
             dead = fields["dead_links"]
-            fields["dead_links"] = [
-                DeadLink(p, t) for p, t in zip(dead["page"], dead["target"], strict=True)
-            ]
+            fields["dead_links"] = dead_link_rows(dead["page"], dead["target"])
+            fields["index_missing"] = list(fields["index_missing"])
             stat = fields["index_stat"]
             fields["index_stat"] = FileStat(*stat) if stat else None
             return CachedCatalog(**fields)

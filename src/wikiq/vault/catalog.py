@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from wikiq.vault.locate import VaultLocation
 from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
+from wikiq.vault.rows import PageRows
 from wikiq.vault.scan import FileStat, scan_vault, stat_file
 from wikiq.vault.terms import (
     TERM_FIELDS,
@@ -45,9 +45,9 @@ class Catalog:
     """Pages, links and terms of one vault. Page numbers index every array here."""
 
     location: VaultLocation
-    pages: list[Page]
+    pages: Sequence[Page]  # a list, or `PageRows` from the cache (built as read)
     graph: CSR  # directed adjacency (row links to column), unweighted, no self-loops
-    dead_links: list[DeadLink]
+    dead_links: Sequence[DeadLink]
     index_missing: list[str]  # index.md lines whose page does not exist on disk
     files_read: int = 0  # pages parsed during this open (0 = served from the cache)
     cache_file: Path | None = None
@@ -71,7 +71,9 @@ class Catalog:
     @property
     def by_path(self) -> dict[str, int]:
         if self._by_path is None:
-            self._by_path = {p.path: i for i, p in enumerate(self.pages)}
+            pages = self.pages
+            paths = pages.column("path") if isinstance(pages, PageRows) else (p.path for p in pages)
+            self._by_path = {path: i for i, path in enumerate(paths)}
         return self._by_path
 
     def find(self, path: str) -> int | None:
@@ -305,6 +307,15 @@ def catalog_is_current(catalog: Catalog) -> bool:
 def _unchanged(pages: Sequence[Page], files: dict[str, FileStat]) -> bool:
     if len(pages) != len(files):
         return False
+    if isinstance(pages, PageRows) and pages.column("file") == list(files):
+        # The cache's pages in the scan's order (as they were built): compare the columns,
+        # without building a page.
+        n = len(files)
+        sizes = np.fromiter((st.size for st in files.values()), np.int64, n)
+        mtimes = np.fromiter((st.mtime_ns for st in files.values()), np.int64, n)
+        return np.array_equal(pages.column_array("size"), sizes) and np.array_equal(
+            pages.column_array("mtime_ns"), mtimes
+        )
     for page in pages:
         st = files.get(page.file)
         if st is None or st.size != page.size or st.mtime_ns != page.mtime_ns:
@@ -366,6 +377,9 @@ def _read_pages(
             [(f, files[f].size, files[f].mtime_ns) for f in to_read[k : k + size]]
             for k in range(0, total, size)
         ]
+        # Imported here: the process pool's modules cost every warm open ~10 ms.
+        from concurrent.futures import ProcessPoolExecutor
+
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0

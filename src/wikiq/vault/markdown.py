@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
-
-import yaml
 
 from wikiq.text.wiki_links import EMBED, HEADING, LABEL, TARGET, WIKI_LINK
 from wikiq.vault.simple_yaml import load_simple
 
-try:  # libyaml is ~10x faster; PyYAML wheels normally ship it.
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _YamlLoader = yaml.SafeLoader
+
+@cache
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader, imported on first use: most frontmatter is read by `load_simple`,
+    and a warm `wikiq search` reads none, so the ~20 ms import waits for a page that needs it."""
+    import yaml
+
+    try:  # libyaml is ~10x faster; PyYAML wheels normally ship it.
+        return yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - depends on the PyYAML build
+        return yaml.SafeLoader
 
 BOM = "\ufeff"
 
@@ -73,25 +79,39 @@ def split_frontmatter(text: str) -> Frontmatter:
         body_start += 1
     try:
         data = load_simple(yaml_text) if yaml_text.strip() else {}
-        if data is None:
-            refused = _refuse_yaml(yaml_text)
-            if refused:
-                return Frontmatter({}, yaml_text, body_start, refused)
-            data = yaml.load(yaml_text, Loader=_YamlLoader)
+    except Exception as err:
+        return _broken(yaml_text, body_start, err)
+    if data is None:
+        data = _load_yaml(yaml_text, body_start)
+        if isinstance(data, Frontmatter):  # refused or broken
+            return data
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return Frontmatter({}, yaml_text, body_start, "frontmatter is not a key: value mapping")
+    return Frontmatter({str(k): v for k, v in data.items()}, yaml_text, body_start)
+
+
+def _load_yaml(yaml_text: str, body_start: int) -> Any:
+    """What PyYAML reads from `yaml_text`, or the Frontmatter that says why it is not read."""
+    import yaml
+
+    try:
+        refused = _refuse_yaml(yaml_text)
+        if refused:
+            return Frontmatter({}, yaml_text, body_start, refused)
+        return yaml.load(yaml_text, Loader=_yaml_loader())
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         problem = " ".join(str(getattr(err, "problem", None) or "invalid YAML").split())
         return Frontmatter({}, yaml_text, body_start, f"broken frontmatter{where}: {problem}")
     except Exception as err:
-        return Frontmatter(
-            {}, yaml_text, body_start, "broken frontmatter: " + " ".join(str(err).split())
-        )
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return Frontmatter({}, yaml_text, body_start, "frontmatter is not a key: value mapping")
-    return Frontmatter({str(k): v for k, v in data.items()}, yaml_text, body_start)
+        return _broken(yaml_text, body_start, err)
+
+
+def _broken(yaml_text: str, body_start: int, err: Exception) -> Frontmatter:
+    return Frontmatter({}, yaml_text, body_start, "broken frontmatter: " + " ".join(str(err).split()))
 
 
 # Frontmatter is a few hundred bytes of keys; beyond these it is not frontmatter but an attack
@@ -111,6 +131,8 @@ def _refuse_yaml(yaml_text: str) -> str | None:
         )
     if "&" not in yaml_text or "*" not in yaml_text:
         return None  # no anchor, or nothing refers to one: nothing can expand
+    import yaml
+
     try:
         nodes = _expanded_nodes(yaml_text)
     except yaml.YAMLError:
@@ -126,10 +148,12 @@ def _refuse_yaml(yaml_text: str) -> str | None:
 def _expanded_nodes(yaml_text: str) -> int:
     """How many values the YAML holds once every alias is replaced by what it names, counted
     from the parser's events (no value is built); stops counting past the budget."""
+    import yaml
+
     sizes: dict[str, int] = {}  # anchor -> values it stands for
     open_nodes: list[tuple[str | None, int]] = []  # collections being read: (anchor, total so far)
     total = 0
-    for event in yaml.parse(yaml_text, Loader=_YamlLoader):
+    for event in yaml.parse(yaml_text, Loader=_yaml_loader()):
         if isinstance(event, yaml.CollectionStartEvent):
             open_nodes.append((event.anchor, total))
             total += 1

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from wikiq.embed.chunking import chunk_page
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
@@ -26,6 +25,7 @@ from wikiq.vault.note_links import linked_targets, note_links
 from wikiq.vault.notes import NoteResolver, NoteScan, SourcesSetting, scan_notes
 from wikiq.vault.page import parse_page
 from wikiq.vault.scan import FileStat
+from wikiq.vault.store import Strings
 from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
 
 # Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
@@ -105,7 +105,7 @@ def open_note_index(
         return None
     path = vault_cache_dir(location, cache_dir) / "notes.npz"
     key = [NOTES_FORMAT, TOKENIZER_FINGERPRINT, NOTE_CHUNK_BUDGET, str(location.vault)]
-    cached = store.load(path) if use_cache else None
+    cached = store.load(path, lazy_strings=True) if use_cache else None
     if not (isinstance(cached, dict) and cached.get("key") == key):
         cached = None
     old = _unpack(cached) if cached else None
@@ -189,6 +189,8 @@ def _read_note(
     vault: Path, file: str, st: FileStat
 ) -> tuple[Note, list[tuple[int, int, dict[str, int]]]]:
     """A note's title and chunks; an unreadable note is kept with its problem and no chunks."""
+    from wikiq.embed.chunking import chunk_page  # reading notes only: not a warm open
+
     path = file[:-3]
     try:
         raw = (vault / file).read_bytes()
@@ -257,7 +259,7 @@ def _terms(vocab: list[str], matrix: CSR, postings: CSR, chunks: int) -> TermInd
         raise ValueError("the notes' term counts are not matrices")
     if matrix.shape != shape or postings.shape != shape[::-1] or postings.nnz != matrix.nnz:
         raise ValueError("the notes' term counts do not match their vocabulary")
-    return TermIndex([str(t) for t in vocab], matrix, postings)
+    return TermIndex(vocab if isinstance(vocab, Strings) else [str(t) for t in vocab], matrix, postings)
 
 
 def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:

@@ -11,12 +11,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from wikiq.sparse import CSR
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
+from wikiq.vault.store import StrIds, Strings
 
 # Term fields gathered per page: the whole body, and its lead paragraph (where a page says
 # what it is about; the plugin's index summary is a 100-character cut of it).
@@ -44,7 +46,7 @@ def count_terms(text: str) -> dict[str, int]:
 class TermIndex:
     """Rows are pages in catalog order; columns are `vocab` terms; values are counts."""
 
-    vocab: list[str]
+    vocab: list[str]  # or `store.Strings`, from a cache: decoded as looked up
     matrix: CSR  # shape (pages, len(vocab)), float32 counts
     # The same counts by term (each term's pages), when a cache kept them: BM25 reads terms.
     postings: CSR | None = field(default=None, repr=False, compare=False)
@@ -59,7 +61,11 @@ class TermIndex:
     @property
     def term_ids(self) -> dict[str, int]:
         if self._ids is None:
-            self._ids = {t: i for i, t in enumerate(self.vocab)}
+            if isinstance(self.vocab, Strings):  # a term's id is its place: found in the bytes
+                ids: Any = StrIds(self.vocab, np.arange(len(self.vocab)))
+                self._ids = ids
+            else:
+                self._ids = {t: i for i, t in enumerate(self.vocab)}
         return self._ids
 
     def row(self, i: int) -> dict[str, int]:
