@@ -66,3 +66,4 @@ def test_a_process_cuts_a_question_without_loading_the_whole_dictionary(table: P
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "知识 管理 方法 False"  # cut through the table, rjieba's dictionary unloaded
     assert out[1] == "知识 管理 方法 True"  # then by rjieba's whole dictionary: the same
+

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import pytest
+
 from wikiq.text import tokenize
 
 
@@ -133,3 +138,36 @@ def test_question_fillers_go_but_words_that_contain_them_stay() -> None:
     assert strip_fillers("Pinewood Heart Center 的详细信息") == "Pinewood Heart Center 的"
     assert strip_fillers("资料库是什么") == "资料库是什么"  # 资料库 (database) is one word
     assert strip_fillers("How does a gravity assist work?") == "How does a gravity assist work?"
+
+
+def _install(root: Path, version: str, mtime: int) -> Path:
+    package = root / "rjieba"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from .rjieba import *\n")
+    (package / "rjieba.so").write_bytes(b"\0" * 4096)
+    (root / f"rjieba-{version}.dist-info").mkdir()
+    for f in package.iterdir():
+        os.utime(f, ns=(mtime, mtime))
+    return package
+
+
+def test_the_cache_key_follows_the_segmenter_version_not_its_install_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two environments with the same rjieba share a cache; another rjieba rebuilds it."""
+    import importlib
+    import importlib.util
+    from types import SimpleNamespace
+
+    module = importlib.import_module("wikiq.text.tokenize")
+
+    def key(package: Path) -> str:
+        spec = SimpleNamespace(submodule_search_locations=[str(package)])
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
+        return str(module._fingerprint())
+
+    first = key(_install(tmp_path / "a", "0.2.2", 1_000_000_000_000_000_000))
+    second = key(_install(tmp_path / "b", "0.2.2", 1_700_000_000_000_000_000))
+    other = key(_install(tmp_path / "c", "0.3.0", 1_000_000_000_000_000_000))
+    assert first == second
+    assert other != first

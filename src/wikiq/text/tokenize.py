@@ -246,15 +246,18 @@ def _fingerprint() -> str:
             digest.update((here / name).read_bytes())
         except OSError:  # pragma: no cover - a zipped install: fall back to the names
             digest.update(name.encode())
-    # The segmenter's files as installed (names, sizes, times): a new version changes them.
+    # The segmenter's version and its files as installed (names and sizes, not times: two
+    # environments with the same rjieba share a cache instead of rebuilding each other's).
     # Found without importing it (that loads its dictionary, 0.25 s) and without
     # importlib.metadata (20 ms of every start-up).
     spec = find_spec("rjieba")
     for folder in (spec.submodule_search_locations or []) if spec else []:
-        for entry in sorted(Path(folder).iterdir()):
+        package = Path(folder)
+        for info in sorted(package.parent.glob("rjieba-*.dist-info")):
+            digest.update(info.name.encode())
+        for entry in sorted(package.iterdir()):
             if entry.is_file():
-                stat = entry.stat()
-                digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+                digest.update(f"{entry.name}:{entry.stat().st_size}".encode())
     return digest.hexdigest()[:16]
 
 
