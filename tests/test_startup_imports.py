@@ -42,3 +42,17 @@ def test_a_search_with_a_warm_cache_never_imports_scipy(tmp_path: Path) -> None:
     assert cold.stderr.split()[-1] == "True"  # building the caches does use it
     assert warm.stderr.split()[-1] == "False"
     assert json.loads(warm.stdout)["results"] == json.loads(cold.stdout)["results"]
+
+
+def test_embedding_a_question_with_the_bundled_model_leaves_the_http_client_unloaded() -> None:
+    # Stage 0 with the local model needs no server: httpx would cost each search ~0.2 s.
+    code = (
+        "import sys\n"
+        "from wikiq.llm.embedders import open_embedder\n"
+        "try:\n    open_embedder('local:e5-small').embed_queries(['a question'])\n"
+        "except Exception as err:  # the extra missing: the import check still holds\n"
+        "    print(type(err).__name__, file=sys.stderr)\n"
+        "print('httpx' in sys.modules, 'wikiq.llm.provider' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

@@ -7,9 +7,10 @@ import pytest
 from tests.support.fake_llm import FakeLLM, Reply
 from wikiq.errors import ModelError
 from wikiq.llm import Message, ModelSpec, open_model, parse_model_spec
+from wikiq.llm.addresses import ollama_base_url
 from wikiq.llm.anthropic import AnthropicModel
 from wikiq.llm.gemini import GeminiModel
-from wikiq.llm.ollama import OllamaModel, ollama_base_url
+from wikiq.llm.ollama import OllamaModel
 from wikiq.llm.openai_compat import OpenAICompatModel
 from wikiq.llm.provider import HttpChatModel
 

@@ -9,12 +9,12 @@ from typing import Any
 import httpx
 
 from wikiq.llm import failures
+from wikiq.llm.addresses import ANTHROPIC_URL as DEFAULT_BASE_URL
 from wikiq.llm.base import Usage
 from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 # The API requires max_tokens; this fits every current Claude model.
 DEFAULT_MAX_TOKENS = 4096

@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 
-from wikiq.llm.ollama import DEFAULT_BASE_URL, ollama_base_url
+from wikiq.llm.addresses import OLLAMA_URL as DEFAULT_BASE_URL
+from wikiq.llm.addresses import ollama_base_url
 from wikiq.llm.transport import shared_ssl_context
 
 # Mid-size models answer well and still run on a laptop.

@@ -240,15 +240,17 @@ def open_embedder(
     """An `Embedder` for `spec` (default: the bundled local model); the address and key come
     from the arguments, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` or `OLLAMA_HOST`. `retry` is
     a `wikiq.llm.transport.RetryPolicy` for server-backed models."""
-    from wikiq.llm.failures import Endpoint, display_url
     from wikiq.llm.spec import PRESETS, get_key, provider_url
-    from wikiq.llm.transport import Transport
 
     env = os.environ if env is None else env
     parsed = embed_spec(spec)
     preset = PRESETS[parsed.provider]
     if preset.embeddings == "bundled":
         return LocalE5(parsed.model)
+    # Only a model behind a server needs the HTTP client (httpx: ~0.2 s to import).
+    from wikiq.llm.failures import Endpoint, display_url
+    from wikiq.llm.transport import Transport
+
     url = provider_url(parsed.provider, base_url, env)
     if preset.embeddings == "ollama":
         endpoint = Endpoint(

@@ -8,13 +8,12 @@ from typing import Any
 import httpx
 
 from wikiq.llm import failures
+from wikiq.llm.addresses import GEMINI_URL as DEFAULT_BASE_URL
 from wikiq.llm.base import Usage
 from wikiq.llm.failures import ModelServerError
 from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int, split_system
 from wikiq.llm.streaming import Event, UsageUpdate, iter_sse, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff
-
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
 
 class GeminiModel(HttpChatModel):

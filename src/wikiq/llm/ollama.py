@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from wikiq.llm import failures
+from wikiq.llm.addresses import OLLAMA_URL as DEFAULT_BASE_URL
 from wikiq.llm.base import Usage
 from wikiq.llm.context_windows import UNKNOWN_LOCAL, known_context_window
 from wikiq.llm.failures import Endpoint, display_url
@@ -20,31 +21,9 @@ from wikiq.llm.provider import HttpChatModel, Reply, Request, as_int
 from wikiq.llm.streaming import Event, UsageUpdate, json_object
 from wikiq.llm.transport import RetryPolicy, StreamCutOff, Transport
 
-DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 # Without an explicit --context, stay at a window a laptop can hold in memory, even when the
 # model was trained for far more (llama3.1 says 131072).
 DEFAULT_WINDOW_CAP = 32_768
-
-
-def ollama_base_url(host: str | None) -> str:
-    """The server URL for an `OLLAMA_HOST` value such as `0.0.0.0:11434` or `http://box:8000`."""
-    host = (host or "").strip().rstrip("/")
-    if not host:
-        return DEFAULT_BASE_URL
-    scheme, _, rest = host.rpartition("://")
-    scheme = scheme or "http"
-    rest, slash, path = rest.partition("/")
-    if rest.startswith("["):  # [ipv6]:port
-        hostname, _, port = rest.partition("]")
-        hostname, port = hostname + "]", port.removeprefix(":")
-    elif rest.count(":") == 1:
-        hostname, port = rest.split(":")
-    else:
-        hostname, port = rest, ""
-    # A server told to listen everywhere is reached on this machine's loopback.
-    hostname = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "[::1]"}.get(hostname, hostname)
-    port = port or ("443" if scheme == "https" else "11434")
-    return f"{scheme}://{hostname}:{port}{slash}{path}"
 
 
 class OllamaModel(HttpChatModel):

@@ -10,17 +10,14 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from wikiq.errors import ModelError
-from wikiq.llm import anthropic, gemini, ollama
-from wikiq.llm.anthropic import AnthropicModel
-from wikiq.llm.base import ChatModel
-from wikiq.llm.context_windows import default_context_window
-from wikiq.llm.gemini import GeminiModel
-from wikiq.llm.ollama import OllamaModel, ollama_base_url
-from wikiq.llm.openai_compat import OpenAICompatModel
-from wikiq.llm.transport import RetryPolicy
+from wikiq.llm.addresses import ANTHROPIC_URL, GEMINI_URL, OLLAMA_URL, ollama_base_url
+
+if TYPE_CHECKING:
+    from wikiq.llm.base import ChatModel
+    from wikiq.llm.transport import RetryPolicy
 
 Api = Literal["openai", "ollama", "anthropic", "gemini"]
 # How a provider embeds text: OpenAI's /v1/embeddings, Ollama's /api/embed, or the model
@@ -61,13 +58,13 @@ PRESETS: dict[str, Preset] = {
     "local": Preset(
         "openai", "http://127.0.0.1:8080/v1", model_optional=True, embeddings="bundled"
     ),
-    "ollama": Preset("ollama", ollama.DEFAULT_BASE_URL, (), "OLLAMA_HOST", embeddings="ollama"),
+    "ollama": Preset("ollama", OLLAMA_URL, (), "OLLAMA_HOST", embeddings="ollama"),
     "anthropic": Preset(
-        "anthropic", anthropic.DEFAULT_BASE_URL, ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", True
+        "anthropic", ANTHROPIC_URL, ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", True
     ),
     # google-genai's order: GOOGLE_API_KEY wins when both are set.
     "gemini": Preset(
-        "gemini", gemini.DEFAULT_BASE_URL, ("GOOGLE_API_KEY", "GEMINI_API_KEY"), None, True
+        "gemini", GEMINI_URL, ("GOOGLE_API_KEY", "GEMINI_API_KEY"), None, True
     ),
 }
 _ALIASES = {
@@ -193,6 +190,13 @@ def open_model(
     env: Mapping[str, str] | None = None,
 ) -> ChatModel:
     """A `ChatModel` for `spec`; address and key come from the arguments, then the environment."""
+    # The providers (and httpx under them) load only when a chat model is opened.
+    from wikiq.llm.anthropic import AnthropicModel
+    from wikiq.llm.context_windows import default_context_window
+    from wikiq.llm.gemini import GeminiModel
+    from wikiq.llm.ollama import OllamaModel
+    from wikiq.llm.openai_compat import OpenAICompatModel
+
     parsed = parse_model_spec(spec)
     preset = PRESETS[parsed.provider]
     env = os.environ if env is None else env
