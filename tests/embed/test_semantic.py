@@ -173,3 +173,27 @@ def test_the_model_is_loading_before_the_first_question(
     assert opened.wait(10), "the model was not loaded until a question came"
     assert semantic.load() is not None and fake_model.queries == []  # no question asked yet
     assert wiki.search("cats").results[0].path == "notes/feline-behaviour"
+
+
+def test_an_unchanged_vault_skips_the_page_by_page_check_and_an_edit_does_not(
+    vault: Path, fake_model: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index saved after the catalog last changed cannot hold a stale page: search does
+    not compare every page's key (which builds every page); after an edit it does."""
+    wiki = _indexed(vault)
+    checked: list[int] = []
+    real = semantic_module.index_state
+
+    def counting(index, catalog):  # type: ignore[no-untyped-def]
+        checked.append(len(catalog.pages))
+        return real(index, catalog)
+
+    monkeypatch.setattr(semantic_module, "index_state", counting)
+    assert wiki.search("cats").results[0].path == "notes/feline-behaviour"
+    assert checked == []
+    page = next(vault.rglob("canine-training.md"))
+    page.write_text("# Canine training\n\nTeaching a canine to sit, and cats to purr.\n")
+    edited = Wiki.open(vault)
+    assert edited.search("cats").results
+    assert checked == [len(edited.catalog.pages)]
+    assert edited.retriever.semantic is not None and edited.retriever.semantic.refreshed == 1

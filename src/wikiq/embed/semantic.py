@@ -108,8 +108,16 @@ class SemanticSearch:
             return index
         if embedder.name != index.model:
             return index
+        built = self.catalog.built_at
+        if index.complete and built > 0 and (index.built_at >= built or self._checked() == built):
+            # Saved whole after the catalog last changed, or checked against this catalog
+            # already: no page can be stale, and checking every page's key would build every
+            # page (~0.1 s of a search on ob-wiki).
+            return index
         state = index_state(index, self.catalog)
         stale = state.changed + state.missing
+        if not stale and index.complete:
+            self._remember_checked(built)
         if not stale or len(stale) > self.auto_refresh:
             return index
         try:
@@ -126,6 +134,22 @@ class SemanticSearch:
             return index
         self.refreshed = len(stale)
         return load_index(self.path) or index
+
+    def _checked(self) -> float:
+        """The catalog (by its build time) the index was last found current against."""
+        try:
+            return float(self.path.with_suffix(".checked").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return 0.0
+
+    def _remember_checked(self, built_at: float) -> None:
+        marker = self.path.with_suffix(".checked")
+        try:
+            tmp = marker.with_suffix(".checked.tmp")
+            tmp.write_text(repr(built_at), encoding="utf-8")
+            tmp.replace(marker)
+        except OSError:  # a read-only cache folder: the check simply runs again next time
+            pass
 
     def _query_vector(self, question: str) -> np.ndarray | None:
         # One question at a time: the web page and MCP server search from several threads,
