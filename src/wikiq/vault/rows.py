@@ -59,6 +59,11 @@ class Rows(Sequence[T]):
                     row = self._built[i] = self._one(i)
         return row
 
+    @property
+    def built_all(self) -> bool:
+        """Whether every row has been built (a lookup can then read the list)."""
+        return self._all is not None
+
     def tolist(self) -> list[T]:
         if self._all is None:
             with self._lock:

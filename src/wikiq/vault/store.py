@@ -16,13 +16,14 @@ import json
 import os
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
 from wikiq.sparse import CSR
+from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
 
@@ -88,10 +89,11 @@ class _Encoder:
         return {"__object__": name, "attrs": {k: self.encode(x) for k, x in vars(v).items()}}
 
 
-class Strings(Sequence[str]):
+class Strings(Rows[str]):
     """A stored list of strings left as its UTF-8 bytes: one string is decoded when asked for,
-    the whole list when iterated. A cached catalog keeps ~200,000 strings (titles, summaries,
-    links) of which a question reads a few dozen; splitting them all cost ~30 ms a process.
+    the whole list when iterated (`Rows` decides when). A cached catalog keeps ~200,000
+    strings (titles, summaries, links) of which a question reads a few dozen; splitting them
+    all cost ~30 ms a process.
 
     The bytes were read whole from the file, so zip's CRC has vouched for them; what a crafted
     file could still hold (bytes that are not UTF-8) is decoded with replacement characters."""
@@ -99,44 +101,33 @@ class Strings(Sequence[str]):
     def __init__(self, raw: np.ndarray, n: int) -> None:
         if raw.dtype != np.uint8 or raw.ndim != 1 or n < 1:
             raise ValueError("the cache's strings are not text")
-        self._raw = raw
-        self._n = n
-        self._ends: np.ndarray | None = None
-        self._list: list[str] | None = None
-        self._padded: bytes | None = None
-        # Strings decoded one by one before the whole list is: past this, a walk over them
-        # all is cheaper as one split.
-        self._one_by_one = 64 + n // 16
         if int(np.count_nonzero(raw == 0)) != n - 1:
             raise ValueError("the cache's strings do not add up")
+        self._raw = raw
+        self._ends: np.ndarray | None = None
+        self._padded: bytes | None = None
+        super().__init__(n, self._decode, self._split)
 
-    def __len__(self) -> int:
-        return self._n
+    def _decode(self, i: int) -> str:
+        ends = self._string_ends()
+        start = int(ends[i - 1]) + 1 if i else 0
+        return self._raw[start : int(ends[i])].tobytes().decode("utf-8", "replace")
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if self._list is not None or isinstance(i, slice):
-            return self.tolist()[i]
-        if not -self._n <= i < self._n:
-            raise IndexError(i)
-        self._one_by_one -= 1
-        if self._one_by_one < 0:
-            return self.tolist()[i]
-        i %= self._n
-        if self._ends is None:  # where each string ends: one vectorised pass, no decoding
+    def _split(self) -> list[str]:
+        return self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
+
+    def _string_ends(self) -> np.ndarray:
+        """Where each string ends: one vectorised pass over the bytes, no decoding."""
+        if self._ends is None:
             self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
-        start = int(self._ends[i - 1]) + 1 if i else 0
-        return self._raw[start : int(self._ends[i])].tobytes().decode("utf-8", "replace")
+        return self._ends
 
     def find(self, word: str) -> int | None:
         """The position of `word`, or None: one search of the bytes for it between two
         separators (the strings hold none), without decoding the list."""
-        if self._list is not None:
+        if self.built_all:
             try:
-                return self._list.index(word)
+                return self.tolist().index(word)
             except ValueError:
                 return None
         if _SEP in word:
@@ -146,27 +137,7 @@ class Strings(Sequence[str]):
         at = self._padded.find(b"\0" + word.encode("utf-8") + b"\0")
         if at < 0:
             return None
-        if self._ends is None:
-            self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
-        return int(np.searchsorted(self._ends, at))  # the separators before it
-
-    def tolist(self) -> list[str]:
-        if self._list is None:
-            self._list = self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
-        return self._list
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tolist())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Strings | list | tuple):
-            return self.tolist() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # compared like a list
-
-    def __repr__(self) -> str:
-        return f"Strings({self._n})"
+        return int(np.searchsorted(self._string_ends(), at))  # the separators before it
 
 
 # Distinct keys a `StrIds` finds in its bytes (~50 us each on a 55,000-term vocabulary) before
