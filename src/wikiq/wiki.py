@@ -159,9 +159,9 @@ class Wiki:
         semantic = semantic_source(
             self.location, self.catalog, enabled=self.wired.embeddings_on, auto_refresh=refresh
         )
-        if semantic is not None and embedder is not None:
-            semantic.embedder = embedder  # the model already loaded: not loaded again
         if semantic is not None:
+            if embedder is not None:
+                semantic.embedder = embedder  # the model already loaded: not loaded again
             semantic.prefetch()
         return semantic
 

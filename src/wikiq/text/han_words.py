@@ -158,12 +158,12 @@ def build_han_words(folder: Path, stamp: str) -> bool:
 
 
 def _table_path(folder: Path, stamp: str) -> Path | None:
-    """The table's file, named after jieba's dict.txt (size, time) and `stamp`."""
+    """The table's file, named after jieba's dict.txt (its size, not its time: environments
+    with the same jieba share one table instead of deleting each other's) and `stamp`."""
     source = _jieba_dictionary()
     if source is None:
         return None
-    stat = source.stat()
-    return folder / f"jieba-words-{stat.st_size}-{stat.st_mtime_ns}-{stamp}-v{_TABLE_FORMAT}.tsv"
+    return folder / f"jieba-words-{source.stat().st_size}-{stamp}-v{_TABLE_FORMAT}.tsv"
 
 
 def _jieba_dictionary() -> Path | None:
