@@ -58,6 +58,7 @@ class Wiki:
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
+        self._check_seconds = 0.0  # how long that comparison took (the watcher's pace)
         self._use_cache = True  # how `open` read the catalog, to read it again
         self._watching = False
         self._building: subprocess.Popen[bytes] | None = None  # index_in_background's child
@@ -93,25 +94,28 @@ class Wiki:
         if self._building is not None:
             self._follow_build()
         if self._retriever is None:
-            self._retriever = Retriever(self.catalog)
-            # Stage 0 joins by itself once `wikiq index --embed` has built an index.
-            semantic = self._semantic()
-            if semantic is not None:
-                self._retriever = self._retriever.with_sources(semantic=semantic)
-            self._retriever = self._retriever.with_notes(self._note_search())
+            self._retriever = self._new_retriever(self.catalog)
         return self._retriever
+
+    def _new_retriever(self, catalog: Catalog) -> Retriever:
+        retriever = Retriever(catalog)
+        # Stage 0 joins by itself once `wikiq index --embed` has built an index.
+        semantic = self._semantic(catalog=catalog)
+        if semantic is not None:
+            retriever = retriever.with_sources(semantic=semantic)
+        return retriever.with_notes(self._note_search(catalog))
 
     @property
     def sources_setting(self) -> SourcesSetting:
         """Which notes outside the wiki folder are source notes (`sources` setting)."""
         return self.wired.sources
 
-    def note_index(self) -> NoteIndex | None:
+    def note_index(self, catalog: Catalog | None = None) -> NoteIndex | None:
         """The source notes' index (built or refreshed now), or None when there are none."""
         from wikiq.vault.note_index import open_note_index
 
         return open_note_index(
-            self.catalog,
+            catalog or self.catalog,
             self.sources_setting,
             cache_dir=self.wired.cache_dir,
             use_cache=self._use_cache,
@@ -129,12 +133,12 @@ class Wiki:
         scan = scan_notes(self.location, setting, linked)
         return scan if scan.files or scan.skipped else None
 
-    def _note_search(self) -> NoteSearch | None:
+    def _note_search(self, catalog: Catalog) -> NoteSearch | None:
         if self.location.layout != "llm-wiki" or self.sources_setting.off:
             return None  # a plain vault's notes are all pages already
         from wikiq.retrieve.sources import NoteSearch
 
-        index = self.note_index()
+        index = self.note_index(catalog)
         return NoteSearch(index) if index is not None else None
 
     def _notes_changed(self) -> bool:
@@ -149,7 +153,7 @@ class Wiki:
             return scan is not None and bool(scan.files)
         return scan is None or not notes_are_current(retriever.notes.index, scan)
 
-    def _semantic(self, embedder: Any = None) -> Any:
+    def _semantic(self, embedder: Any = None, catalog: Catalog | None = None) -> Any:
         if not self.wired.embeddings_on:
             return None  # `WIKIQ_EMBED=off`: Stage 0's code (~15 ms of imports) is not loaded
         from wikiq.embed.semantic import AUTO_REFRESH_PAGES, semantic_source
@@ -157,7 +161,7 @@ class Wiki:
         # While a background build writes the index, search only reads it.
         refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
         semantic = semantic_source(
-            self.location, self.catalog, enabled=self.wired.embeddings_on, auto_refresh=refresh
+            self.location, catalog or self.catalog, enabled=self.wired.embeddings_on, auto_refresh=refresh
         )
         if semantic is not None:
             if embedder is not None:
@@ -392,13 +396,14 @@ class Wiki:
         def loop() -> None:
             wait = interval
             while not stop.wait(wait):
-                started = time.monotonic()
                 try:
                     self.refresh(min_interval=0)
                 except Exception:  # a vault mid-sync must not kill the watcher: try again
                     log.warning("wikiq: could not refresh the vault", exc_info=True)
-                # At most a tenth of one core: a big vault is checked less often.
-                wait = max(interval, WATCH_SHARE * (time.monotonic() - started))
+                # At most a tenth of one core for the checks: a big vault is checked less
+                # often. Only the check counts: reading what changed is a one-off, and
+                # counting it waited ten times the index build (tens of seconds) on ob-wiki.
+                wait = max(interval, WATCH_SHARE * self._check_seconds)
 
         self._watching = True
         threading.Thread(target=loop, name="wikiq-watch", daemon=True).start()
@@ -425,22 +430,35 @@ class Wiki:
             if now - self._checked < min_interval:
                 return False
             self._checked = now
-            if catalog_is_current(self.catalog):
-                if not self._notes_changed():
-                    return False
+            current = catalog_is_current(self.catalog)
+            unchanged = current and not self._notes_changed()
+            self._check_seconds = time.monotonic() - now
+            if unchanged:
+                return False
+            if current:
+                retriever = self._warm(self.catalog) if self._watching else None
                 with self._lock:
-                    self._retriever = None  # rebuilt with the notes re-read (per file)
+                    self._retriever = retriever  # with the notes re-read (per file)
                     self._answerer = None
                 return True
             catalog = open_catalog(
                 self.location, cache_dir=self.wired.cache_dir, use_cache=self._use_cache
             )
+            # Under a watcher this runs off the questions' path: build the indexes here
+            # (~1.4 s on 8,000 pages), so no question waits for them; until they are ready,
+            # questions are answered from the vault as it was a moment ago.
+            retriever = self._warm(catalog) if self._watching else None
             with self._lock:
                 # Questions already running keep the objects they hold; new ones get these.
                 self.catalog = catalog
-                self._retriever = None
+                self._retriever = retriever
                 self._answerer = None
             return True
+
+    def _warm(self, catalog: Catalog) -> Retriever:
+        retriever = self._new_retriever(catalog)
+        retriever.indexes  # noqa: B018  # built (or read from the cache) now, not on a question
+        return retriever
 
     def __repr__(self) -> str:
         return f"Wiki({str(self.location.vault)!r}, pages={len(self.catalog)})"
