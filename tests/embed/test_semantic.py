@@ -197,3 +197,20 @@ def test_an_unchanged_vault_skips_the_page_by_page_check_and_an_edit_does_not(
     assert edited.search("cats").results
     assert checked == [len(edited.catalog.pages)]
     assert edited.retriever.semantic is not None and edited.retriever.semantic.refreshed == 1
+
+
+def test_a_build_that_saves_after_an_edit_it_never_saw_does_not_hide_the_edit(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    """A long build (a server's, in the background) embeds a page; the page is edited and a
+    search reads the vault again; then the build saves. Its index is newer than the catalog
+    that holds the edit, yet holds the page as it was: the page must still be re-embedded."""
+    before = Wiki.open(vault)
+    build_index(before.catalog, FakeEmbedder())  # the build embeds tides as it was
+    (vault / "notes/tides.md").write_text("# Tides\n\nKittens watch the sea.\n", encoding="utf-8")
+    edited = Wiki.open(vault)  # a search reads the vault again
+    build_index(before.catalog, FakeEmbedder())  # ...and the build, still on the old catalog, saves
+    assert edited.search("kitten").results
+    assert fake_model.passages and "Kittens watch" in fake_model.passages[0]
+    semantic = edited.retriever.semantic
+    assert semantic is not None and semantic.refreshed == 1

@@ -56,6 +56,10 @@ class EmbeddingIndex:
     where: str = ""  # the embedding server, for server-backed models
     complete: bool = False  # every page of the vault had vectors when it was saved
     built_at: float = 0.0
+    # The catalog (by its build time) every page was checked or embedded against, when the
+    # build that saved this ran to its end; 0 otherwise. Not `built_at`: a long build that
+    # saves after an edit it never saw is newer than the catalog that holds the edit.
+    current_with: float = 0.0
     keys: dict[str, str] = field(default_factory=dict)  # path -> page_key
     digests: dict[str, str] = field(default_factory=dict)  # path -> digest of embedded texts
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # path -> (rows, dim) float32
@@ -85,6 +89,7 @@ class EmbeddingIndex:
             "where": self.where,
             "complete": self.complete,
             "built_at": self.built_at,
+            "current_with": self.current_with,
         }
         pages = {"paths": paths, "keys": [self.keys[p] for p in paths]}
         pages["digests"] = [self.digests[p] for p in paths]
@@ -139,6 +144,7 @@ def load_index(path: Path) -> EmbeddingIndex | None:
             where=str(meta.get("where", "")),
             complete=bool(meta.get("complete")),
             built_at=float(meta.get("built_at", 0.0)),
+            current_with=float(meta.get("current_with", 0.0)),
         )
         starts = np.concatenate([[0], np.cumsum(counts)])
         langs = pages.get("langs") or [""] * len(pages["paths"])
@@ -191,7 +197,8 @@ def build_index(
     only: set[str] | None = None,
 ) -> BuildReport:
     """Create or refresh the index: embed only what changed, saving every `save_every` seconds
-    and on interrupt. `only` limits the work to these page paths (the rest keeps its vectors)."""
+    and on interrupt. `only` limits the work to these page paths (the rest keeps its vectors:
+    the caller has found them current against `catalog`, as the saved index will say)."""
     t0 = time.perf_counter()
     if path is None:  # where search looks: beside the catalog's cache file
         cached = catalog.cache_file
@@ -270,7 +277,7 @@ def build_index(
         with contextlib.suppress(Exception):
             _save(index, path, live)
         raise
-    size = _save(index, path, live)
+    size = _save(index, path, live, current_with=catalog.built_at)
     return BuildReport(
         path=path,
         model=index.model,
@@ -287,9 +294,13 @@ def build_index(
     )
 
 
-def _save(index: EmbeddingIndex, path: Path, live: set[str]) -> int:
+def _save(
+    index: EmbeddingIndex, path: Path, live: set[str], *, current_with: float = 0.0
+) -> int:
+    """`current_with`: the catalog's build time, given only once every page was seen."""
     index.complete = live <= set(index.vectors)
     index.built_at = time.time()
+    index.current_with = current_with if index.complete else 0.0
     return index.save(path)
 
 

@@ -109,10 +109,10 @@ class SemanticSearch:
         if embedder.name != index.model:
             return index
         built = self.catalog.built_at
-        if index.complete and built > 0 and (index.built_at >= built or self._checked() == built):
-            # Saved whole after the catalog last changed, or checked against this catalog
-            # already: no page can be stale, and checking every page's key would build every
-            # page (~0.1 s of a search on ob-wiki).
+        if index.complete and built > 0 and built in (index.current_with, self._checked()):
+            # Built to its end against this very catalog, or checked against it already: no
+            # page can be stale, and checking every page's key would build every page (~0.1 s
+            # of a search on ob-wiki).
             return index
         state = index_state(index, self.catalog)
         stale = state.changed + state.missing
