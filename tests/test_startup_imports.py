@@ -56,3 +56,32 @@ def test_embedding_a_question_with_the_bundled_model_leaves_the_http_client_unlo
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_an_answer_with_no_model_and_no_local_server_never_loads_the_http_client(
+    tmp_path: Path,
+) -> None:
+    # `make ask` on a fresh machine: no model configured, no Ollama. Looking for one must not
+    # cost the answer the HTTP client's import (~0.15 s) when its port refuses at once.
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WIKIQ_", "OLLAMA_"))}
+    env |= {
+        "WIKIQ_CACHE_DIR": str(tmp_path / "cache"),
+        "WIKIQ_CONFIG_DIR": str(tmp_path / "config"),  # no model configured
+        "WIKIQ_EMBED": "off",
+        "OLLAMA_HOST": f"127.0.0.1:{closed}",
+    }
+    code = (
+        "import sys; from wikiq.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nfinally:\n    print('httpx' in sys.modules, file=sys.stderr)\n"
+    )
+    ask = [sys.executable, "-c", code, "ask", "How does a gravity assist work?", "--vault", str(vault), "--json"]
+    done = subprocess.run(ask, capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout)["citations"]  # answered from the vault, quoting it
+    assert done.stderr.split()[-1] == "False"

@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 import os
 import re
+import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit
 
 from wikiq.llm.addresses import OLLAMA_URL as DEFAULT_BASE_URL
 from wikiq.llm.addresses import ollama_base_url
-from wikiq.llm.transport import shared_ssl_context
 
 # Mid-size models answer well and still run on a laptop.
 PREFERRED_BILLIONS = 7.0
@@ -38,6 +37,13 @@ def detect_local_ollama(
     if hosts is None:
         hosts = [ollama_base_url(env.get("OLLAMA_HOST")), DEFAULT_BASE_URL]
     for host in dict.fromkeys(h.rstrip("/") for h in hosts):
+        if not _listening(host, timeout):
+            continue
+        # Only for a port that answers: httpx costs an `ask` with no model ~0.15 s to load.
+        import httpx
+
+        from wikiq.llm.transport import shared_ssl_context
+
         try:
             # Proxy variables are meant for the internet, not for a server on this machine.
             response = httpx.get(
@@ -52,6 +58,18 @@ def detect_local_ollama(
         if chosen:
             return f"ollama:{chosen}"
     return None
+
+
+def _listening(url: str, timeout: float) -> bool:
+    """Whether anything accepts a connection at the URL's host and port: on a machine with no
+    Ollama the port refuses at once, and nothing more is asked."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname or "localhost", port), timeout=timeout):
+            return True
+    except (OSError, ValueError):  # refused, unreachable, or not an address
+        return False
 
 
 def choose_chat_model(models: Sequence[Any]) -> str | None:

@@ -128,10 +128,12 @@ class PageRows(Rows[Page]):
         super().__init__(n, self._page, self._pages)
 
     def column(self, name: str) -> list[Any]:
-        """One field of every page, in page order (strings, numbers and flags only)."""
-        if name in self._starts:
-            raise KeyError(f"{name} is a tuple field")
+        """One field of every page, in page order (a tuple field as one tuple a page)."""
         column = self._columns[name]
+        starts = self._starts.get(name)
+        if starts is not None:
+            flat = list(column)
+            return [tuple(flat[a:b]) for a, b in itertools.pairwise(starts)]
         return column.tolist() if hasattr(column, "tolist") else list(column)
 
     def column_array(self, name: str) -> np.ndarray:
