@@ -115,7 +115,7 @@ class Wiki:
         from wikiq.vault.note_index import open_note_index
 
         return open_note_index(
-            catalog or self.catalog,
+            self.catalog if catalog is None else catalog,
             self.sources_setting,
             cache_dir=self.wired.cache_dir,
             use_cache=self._use_cache,
@@ -161,7 +161,10 @@ class Wiki:
         # While a background build writes the index, search only reads it.
         refresh = 0 if self._building is not None else AUTO_REFRESH_PAGES
         semantic = semantic_source(
-            self.location, catalog or self.catalog, enabled=self.wired.embeddings_on, auto_refresh=refresh
+            self.location,
+            self.catalog if catalog is None else catalog,  # an empty vault's catalog is falsy
+            enabled=self.wired.embeddings_on,
+            auto_refresh=refresh,
         )
         if semantic is not None:
             if embedder is not None:
