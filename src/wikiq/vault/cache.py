@@ -185,7 +185,7 @@ class CatalogCache:
                 "target": [d.target for d in catalog.dead_links],
             },
             "index_missing": list(catalog.index_missing),
-            "index_stat": list(dataclasses.astuple(catalog.index_stat))
+            "index_stat": list(catalog.index_stat)
             if catalog.index_stat
             else None,
             "built_at": catalog.built_at,

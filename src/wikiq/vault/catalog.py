@@ -22,7 +22,7 @@ from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.rows import PageRows
-from wikiq.vault.scan import FileStat, scan_vault, stat_file
+from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
 from wikiq.vault.terms import (
     TERM_FIELDS,
     FieldTerms,
@@ -207,7 +207,7 @@ def open_catalog(
     store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
     cached = store.load() if store else None
 
-    if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, files):
+    if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, scan):
         return Catalog(
             location=location,
             pages=cached.pages,
@@ -301,21 +301,19 @@ def catalog_is_current(catalog: Catalog) -> bool:
     index_stat = stat_file(location.index_path) if location.index_path else None
     if index_stat != catalog.index_stat:
         return False
-    return _unchanged(catalog.pages, scan_vault(location).files)
+    return _unchanged(catalog.pages, scan_vault(location))
 
 
-def _unchanged(pages: Sequence[Page], files: dict[str, FileStat]) -> bool:
-    if len(pages) != len(files):
+def _unchanged(pages: Sequence[Page], scan: VaultScan) -> bool:
+    if len(pages) != len(scan.names):
         return False
-    if isinstance(pages, PageRows) and pages.column("file") == list(files):
+    if isinstance(pages, PageRows) and pages.column("file") == scan.names:
         # The cache's pages in the scan's order (as they were built): compare the columns,
         # without building a page.
-        n = len(files)
-        sizes = np.fromiter((st.size for st in files.values()), np.int64, n)
-        mtimes = np.fromiter((st.mtime_ns for st in files.values()), np.int64, n)
-        return np.array_equal(pages.column_array("size"), sizes) and np.array_equal(
-            pages.column_array("mtime_ns"), mtimes
-        )
+        return np.array_equal(
+            pages.column_array("size"), np.array(scan.sizes, np.int64)
+        ) and np.array_equal(pages.column_array("mtime_ns"), np.array(scan.mtimes_ns, np.int64))
+    files = scan.files
     for page in pages:
         st = files.get(page.file)
         if st is None or st.size != page.size or st.mtime_ns != page.mtime_ns:
