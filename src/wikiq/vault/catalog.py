@@ -23,6 +23,7 @@ from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.rows import PageRows
 from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
+from wikiq.vault.store import prefetch, settle_prefetch
 from wikiq.vault.terms import (
     TERM_FIELDS,
     FieldTerms,
@@ -201,10 +202,11 @@ def open_catalog(
     progress: Progress | None = None,
 ) -> Catalog:
     """Open a vault's catalog, re-reading only files whose (size, mtime) changed."""
-    scan = scan_vault(location)
-    files = scan.files
-    index_stat = stat_file(location.index_path) if location.index_path else None
     store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
+    if store is not None:
+        prefetch([store.path])  # read in the background while the vault is scanned
+    scan = scan_vault(location)
+    index_stat = stat_file(location.index_path) if location.index_path else None
     cached = store.load() if store else None
 
     if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, scan):
@@ -225,6 +227,7 @@ def open_catalog(
             else None,
         )
 
+    files = scan.files
     previous = {p.file: (i, p) for i, p in enumerate(cached.pages)} if cached else {}
     to_read = [
         f
@@ -378,6 +381,7 @@ def _read_pages(
         # Imported here: the process pool's modules cost every warm open ~10 ms.
         from concurrent.futures import ProcessPoolExecutor
 
+        settle_prefetch()  # the pool forks: no cache read may be half-done in a thread
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0

@@ -19,7 +19,7 @@ import numpy as np
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
-from wikiq.vault.cache import vault_cache_dir
+from wikiq.vault.cache import NOTES_FILE, vault_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.note_links import linked_targets, note_links
 from wikiq.vault.notes import NoteResolver, NoteScan, SourcesSetting, scan_notes
@@ -103,7 +103,7 @@ def open_note_index(
         scan = scan_notes(location, setting, linked)
     if not scan.files:
         return None
-    path = vault_cache_dir(location, cache_dir) / "notes.npz"
+    path = vault_cache_dir(location, cache_dir) / NOTES_FILE
     key = [NOTES_FORMAT, TOKENIZER_FINGERPRINT, NOTE_CHUNK_BUDGET, str(location.vault)]
     cached = store.load(path, lazy_strings=True) if use_cache else None
     if not (isinstance(cached, dict) and cached.get("key") == key):
