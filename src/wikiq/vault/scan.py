@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -68,11 +70,11 @@ def scan_vault(location: VaultLocation) -> VaultScan:
     while stack:
         directory, prefix = stack.pop()
         try:
-            entries = os.scandir(directory)
+            fd, entries = _open_folder(directory)
         except OSError:
             continue  # unreadable folder: skip it, never fail the whole vault
         at_root = llm_wiki and not prefix
-        with entries:
+        with _closing(fd), entries:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
@@ -84,13 +86,16 @@ def scan_vault(location: VaultLocation) -> VaultScan:
                     if entry.is_dir(follow_symlinks=False):
                         if at_root and name in _WIKI_NON_PAGE_FOLDERS:
                             continue
-                        stack.append((entry.path, f"{prefix}{name}/"))
+                        stack.append((os.path.join(directory, name), f"{prefix}{name}/"))
                         continue
                     if not name.endswith(".md") or not entry.is_file():
                         continue
                     if at_root and name in _WIKI_ROOT_NON_PAGES:
                         continue
-                    if entry.is_symlink() and not inside(os.path.realpath(entry.path), real_root):
+                    # (entry.path is just `name` when listed through a descriptor)
+                    if entry.is_symlink() and not inside(
+                        os.path.realpath(os.path.join(directory, name)), real_root
+                    ):
                         skipped.append((prefix + name, LINK_OUT))
                         continue
                     st = entry.stat()
@@ -106,6 +111,34 @@ def scan_vault(location: VaultLocation) -> VaultScan:
         [mtimes[i] for i in order],
         sorted(skipped),
     )
+
+
+# Folders are listed through an open descriptor where the system allows it: each file's stat
+# then looks up one name in its folder (`fstatat`) instead of walking the whole path again,
+# ~20% of the scan (ob-wiki's pages sit five folders deep).
+_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+
+
+def _open_folder(directory: str) -> tuple[int | None, os._ScandirIterator[str]]:
+    """The folder's entries, and the descriptor they were listed through (None: by path)."""
+    if not _BY_DESCRIPTOR:
+        return None, os.scandir(directory)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return fd, os.scandir(fd)
+    except OSError:
+        os.close(fd)
+        raise
+
+
+@contextmanager
+def _closing(fd: int | None) -> Iterator[None]:
+    """Closes the folder's descriptor once its entries have been read and stat'ed."""
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def inside(path: str, root: str) -> bool:
