@@ -464,9 +464,12 @@ def _prefetch_question_caches(location: VaultLocation, wired: wiring.Wired) -> N
     from wikiq.vault.store import prefetch
 
     folder = vault_cache_dir(location, wired.cache_dir)
-    names = [CATALOG_FILE, RETRIEVAL_FILE]
+    # In the order a search loads them (the retriever opens the notes before its indexes),
+    # so the one it needs next is the one read first.
+    names = [CATALOG_FILE]
     if location.layout == "llm-wiki" and not wired.sources.off:
         names.append(NOTES_FILE)  # read only where `_note_search` will read it
+    names.append(RETRIEVAL_FILE)
     prefetch(folder / name for name in names)
 
 
