@@ -67,7 +67,7 @@ class BodyIndex:
         self.term_ids = terms.term_ids
         pages = counts.indices
         tf = counts.data.astype(np.float32, copy=False)
-        doc_len = terms.lengths()  # stored with the source notes' index: not summed per process
+        doc_len = terms.lengths()  # kept with the source notes' index (vault/terms.py)
         avg = float(doc_len.mean()) if n_docs else 1.0
         df = np.diff(counts.indptr).astype(np.float32)
         self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
