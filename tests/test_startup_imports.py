@@ -85,3 +85,21 @@ def test_an_answer_with_no_model_and_no_local_server_never_loads_the_http_client
     done = subprocess.run(ask, capture_output=True, text=True, env=env, check=True)
     assert json.loads(done.stdout)["citations"]  # answered from the vault, quoting it
     assert done.stderr.split()[-1] == "False"
+
+
+def test_the_cli_loads_numpy_with_one_blas_thread_unless_told_otherwise(tmp_path: Path) -> None:
+    # OpenBLAS's threads spin ~0.1 s after numpy loads; wikiq makes no BLAS call for them.
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    code = (
+        "import os, sys; from wikiq.cli import main\n"
+        "try:\n    main(sys.argv[1:])\n"
+        "finally:\n    print(os.environ.get('OPENBLAS_NUM_THREADS'), file=sys.stderr)\n"
+    )
+    search = [sys.executable, "-c", code, "search", "orbit", "--vault", str(vault), "--json"]
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["WIKIQ_CACHE_DIR"] = str(tmp_path / "cache")
+    default = subprocess.run(search, capture_output=True, text=True, env=env, check=True)
+    chosen = subprocess.run(search, capture_output=True, text=True, env={**env, "OPENBLAS_NUM_THREADS": "2"}, check=True)
+    assert default.stderr.split()[-1] == "1"
+    assert chosen.stderr.split()[-1] == "2"

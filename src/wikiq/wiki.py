@@ -373,14 +373,19 @@ class Wiki:
         use_cache: bool = True,
         progress: Progress | None = None,
         config: Config | None = None,
+        for_questions: bool = False,
     ) -> Wiki:
         """Find the vault (argument, `WIKIQ_VAULT`, `.llm-wiki.json`, `CLAUDE.md`) and read it.
 
         `config` defaults to the user's config file and environment (`wikiq.config`);
-        `cache_dir` beats its `cache_dir` (`WIKIQ_CACHE_DIR`)."""
+        `cache_dir` beats its `cache_dir` (`WIKIQ_CACHE_DIR`). `for_questions`: the caller
+        searches or asks next, so the caches a question reads are read while the vault is
+        scanned (`store.prefetch`)."""
         config = config if config is not None else load_config()
         wired = wiring.wire(config, cache_dir=cache_dir)
         location = wiring.locate(config, vault, wiki_folder)
+        if use_cache and for_questions:
+            _prefetch_question_caches(location, wired)
         catalog = open_catalog(
             location, cache_dir=wired.cache_dir, use_cache=use_cache, progress=progress
         )
@@ -470,6 +475,23 @@ class Wiki:
 # A vault read with at least this many pages loaded rjieba's whole dictionary, next to which
 # writing the word table (~1 s, once per cache folder) is small; small vaults never write it.
 WORD_TABLE_AFTER_PAGES = 1000
+
+
+def _prefetch_question_caches(location: VaultLocation, wired: wiring.Wired) -> None:
+    """Start reading the catalog, the retrieval indexes and the source notes' index (~60 MB
+    on ob-wiki) in the background: a search reads them all right after the scan."""
+    from wikiq.retrieve.indexes import RETRIEVAL_FILE
+    from wikiq.vault.cache import CATALOG_FILE, NOTES_FILE, vault_cache_dir
+    from wikiq.vault.store import prefetch
+
+    folder = vault_cache_dir(location, wired.cache_dir)
+    # In the order a search loads them (the retriever opens the notes before its indexes),
+    # so the one it needs next is the one read first.
+    names = [CATALOG_FILE]
+    if location.layout == "llm-wiki" and not wired.sources.off:
+        names.append(NOTES_FILE)  # read only where `_note_search` will read it
+    names.append(RETRIEVAL_FILE)
+    prefetch(folder / name for name in names)
 
 
 def _word_table(cache_dir: Path | None, files_read: int) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.support.cli import run_wikiq
@@ -153,6 +154,18 @@ def test_an_edited_note_is_read_again_alone(vault: Path) -> None:
     assert notes is not None and notes.index.files_read == 1
     r = wiki.search("How many tokens do blocks hold on Hopper GPUs?")
     assert r.sources[0].path == "raw/notes/kernel-notes" and "Hopper" in r.sources[0].text
+
+
+def test_the_chunk_lengths_kept_in_the_cache_are_the_ones_summed_from_the_counts(
+    vault: Path,
+) -> None:
+    Wiki.open(vault).retriever  # noqa: B018 - builds and caches the note index
+    notes = Wiki.open(vault).retriever.notes
+    assert notes is not None and notes.index.files_read == 0  # loaded from the cache
+    kept = notes.index.terms.lengths()
+    counts = notes.index.terms.by_term()
+    summed = np.bincount(counts.indices, weights=counts.data, minlength=counts.shape[1])
+    assert kept.dtype == np.float32 and np.array_equal(kept, summed.astype(np.float32))
 
 
 def test_a_note_that_is_not_utf8_is_read_as_far_as_possible(make_vault: VaultFactory) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,6 @@ from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.vault import store
 from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
-from wikiq.vault.scan import FileStat
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "wikiq"
 PAGES = {
@@ -20,6 +20,12 @@ PAGES = {
     "wiki/concepts/orbit.md": "---\ntype: concept\n---\n# Orbit\n\nA curved path around [[moon]].\n",
     "wiki/entities/moon.md": "---\ntype: entity\naliases: [Luna]\n---\n# Moon\n\nIt orbits Earth.\n",
 }
+
+
+@dataclass(frozen=True)
+class _Span:  # a dataclass of numbers: what the store may hold when it is told the class
+    start: int
+    end: int
 
 
 class _Payload:
@@ -68,8 +74,8 @@ def test_an_object_the_store_does_not_know_is_refused(tmp_path: Path) -> None:
     assert store.load(path) == {"fine": [1, "two", (3.0,)]}
     assert not store.save(path, {"bad": _Payload(tmp_path / "m")})
     # A file naming a class the loader was not given loads as nothing.
-    assert store.save(path, {"stat": FileStat(1, 2)}, classes=(FileStat,))
-    assert store.load(path, classes=(FileStat,)) == {"stat": FileStat(1, 2)}
+    assert store.save(path, {"span": _Span(1, 2)}, classes=(_Span,))
+    assert store.load(path, classes=(_Span,)) == {"span": _Span(1, 2)}
     assert store.load(path, classes=()) is None
 
 

@@ -17,8 +17,9 @@ from wikiq.wiki import Wiki
 QUESTIONS = ("How does a gravity assist work?", "What did the space race change?")
 
 
-def _answers(vault: Path, cache: Path) -> list[list[tuple[str, float]]]:
-    wiki = Wiki.open(vault, cache_dir=cache, config=Config())
+def _answers(vault: Path, cache: Path, ahead: bool = False) -> list[list[tuple[str, float]]]:
+    # `ahead`: the caches are read in the background while the vault is scanned, as a search does.
+    wiki = Wiki.open(vault, cache_dir=cache, config=Config(), for_questions=ahead)
     out = []
     for q in QUESTIONS:
         found = wiki.search(q)
@@ -38,9 +39,10 @@ def _flip_middle(path: Path) -> None:
     path.write_bytes(bytes(raw))
 
 
+@pytest.mark.parametrize("ahead", [False, True], ids=["read-on-load", "read-ahead"])
 @pytest.mark.parametrize("name", ["catalog.npz", "retrieval.npz", "notes.npz"])
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])
-def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage, ahead: bool) -> None:  # type: ignore[no-untyped-def]
     vault = tmp_path / "vault"
     shutil.copytree(DEMO_VAULT, vault)
     cache = tmp_path / "cache"
@@ -49,9 +51,9 @@ def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path,
     assert len(files) == 1
     damage(files[0])
     damaged = files[0].read_bytes()
-    assert _answers(vault, cache) == fresh
+    assert _answers(vault, cache, ahead) == fresh
     assert files[0].read_bytes() != damaged  # noticed, and written again
-    assert _answers(vault, cache) == fresh
+    assert _answers(vault, cache, ahead) == fresh
 
 
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])

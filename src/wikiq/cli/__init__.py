@@ -3,6 +3,7 @@ typer, numpy or the vault code (the commands live in `wikiq.cli.commands`)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 __all__ = ["main"]
@@ -14,6 +15,11 @@ def main(argv: list[str] | None = None) -> None:
     if args == ["--version"]:
         print(_version())
         sys.exit(0)
+    # numpy's OpenBLAS starts a thread per core when it loads, and each spins ~0.1 s waiting
+    # for work wikiq never gives it (no BLAS call on its paths; embed/index.py uses einsum for
+    # that reason): on two cores, a core taken from a search's first tenth of a second. A
+    # value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from wikiq.cli.commands import run
 
     run(argv)

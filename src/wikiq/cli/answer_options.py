@@ -57,7 +57,7 @@ class AnswerFlags:
             sources=self.sources,
             cite=self.cite,
         )
-        return open_wiki(self.vault, self.wiki_folder, config)
+        return open_wiki(self.vault, self.wiki_folder, config, for_questions=True)
 
 
 # The options' types, in the order `--help` lists them.

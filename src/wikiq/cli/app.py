@@ -63,12 +63,25 @@ def sources_config(sources: str | None) -> Config | None:
     return load_config(flags={"sources": sources})
 
 
-def open_wiki(vault: Path | None, wiki_folder: str | None, config: Config | None = None) -> Wiki:
+def open_wiki(
+    vault: Path | None,
+    wiki_folder: str | None,
+    config: Config | None = None,
+    *,
+    for_questions: bool = False,
+) -> Wiki:
     """Open the vault with a progress bar on a terminal (first read of a big vault).
 
-    `config` defaults to the user's config file and environment."""
+    `config` defaults to the user's config file and environment; `for_questions` when the
+    command searches or asks (see `Wiki.open`)."""
     with ReadProgress() as progress:
-        return Wiki.open(vault, wiki_folder=wiki_folder, progress=progress, config=config)
+        return Wiki.open(
+            vault,
+            wiki_folder=wiki_folder,
+            progress=progress,
+            config=config,
+            for_questions=for_questions,
+        )
 
 
 def print_json(data: Any) -> None:

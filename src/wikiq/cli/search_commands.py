@@ -70,7 +70,7 @@ def search(
       wikiq search "嫦娥四号在哪里着陆？" --explain\n
       wikiq search "heart failure" --json | jq '.results[].path'
     """
-    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources), for_questions=True)
     result = wiki.search(question, k=k, settings=_settings(retriever))
     if json:
         print_json(result.to_dict(str(wiki.location.vault), wiki.location.wiki_folder))
@@ -260,7 +260,7 @@ def eval_command(
     from wikiq.cli.progress import progress_bar
     from wikiq.retrieve.evaluate import load_questions, report, run_questions
 
-    wiki = open_wiki(vault, wiki_folder, sources_config(sources))
+    wiki = open_wiki(vault, wiki_folder, sources_config(sources), for_questions=True)
     settings = _settings(retriever)
     items = load_questions(questions)
     retr = wiki.searcher(settings=settings, use_model=not no_model)

@@ -67,9 +67,7 @@ class BodyIndex:
         self.term_ids = terms.term_ids
         pages = counts.indices
         tf = counts.data.astype(np.float32, copy=False)
-        # Counts are whole numbers, so their float64 sums are exact and equal scipy's float32 row
-        # sums (below 2^24 tokens a page): the same lengths, the same weights, bit for bit.
-        doc_len = np.bincount(pages, weights=tf, minlength=n_docs).astype(np.float32)
+        doc_len = terms.lengths()  # kept with the source notes' index (vault/terms.py)
         avg = float(doc_len.mean()) if n_docs else 1.0
         df = np.diff(counts.indptr).astype(np.float32)
         self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)

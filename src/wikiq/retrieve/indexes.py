@@ -110,6 +110,8 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
     return np.asarray([codes.setdefault(p.type, len(codes)) for p in catalog.pages], dtype=np.int32)
 
 
+RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
+
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
 INDEX_FORMAT = 10
 
@@ -122,7 +124,7 @@ def cached_indexes(catalog: Catalog, direction: Direction, in_weight: float) -> 
     """
     if catalog.cache_file is None:
         return build_indexes(catalog, direction, in_weight)
-    path = catalog.cache_file.parent / "retrieval.npz"
+    path = catalog.cache_file.parent / RETRIEVAL_FILE
     key = [
         INDEX_FORMAT,
         TOKENIZER_FINGERPRINT,

@@ -10,16 +10,14 @@ sample of titles and summaries.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from wikiq.text.language import detect_language
-from wikiq.text.scripts import CJK
+from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
 
-_CJK_TERM = re.compile(f"[{CJK}]")
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # Titles and summaries read to tell Latin-script languages apart: enough for a share, and
 # cheap on a million pages.
@@ -47,7 +45,7 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
     n = len(catalog.pages)
     if n == 0:
         return VaultLanguages()
-    is_cjk = np.fromiter((bool(_CJK_TERM.search(t)) for t in terms.vocab), dtype=bool)
+    is_cjk = np.fromiter((bool(CJK_RUNS.search(t)) for t in terms.vocab), dtype=bool)
     counts = terms.matrix
     rows = counts.entry_rows()
     total = np.bincount(rows, weights=counts.data, minlength=n)

@@ -19,20 +19,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from wikiq.sparse import CSR
-from wikiq.text.scripts import CJK
+from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
 
 FIELD_TITLE = "title"
 FIELD_ALIAS = "alias"
 
-_CJK_RUN = re.compile(f"[{CJK}]+")
-
 
 def name_features(text: str) -> list[str]:
     """Matching features of a name or a question: Latin terms plus CJK bigrams, deduplicated."""
-    feats: list[str] = [t for t in match_terms(text) if not _CJK_RUN.fullmatch(t)]
-    for run in _CJK_RUN.findall(text.lower()):
+    feats: list[str] = [t for t in match_terms(text) if not CJK_RUNS.fullmatch(t)]
+    for run in CJK_RUNS.findall(text.lower()):
         if len(run) == 1:
             feats.append(run)
         else:
@@ -165,7 +163,7 @@ class NameIndex:
         for word in dict.fromkeys(words):
             if word in self.vocab:
                 continue
-            if _CJK_RUN.fullmatch(word):
+            if CJK_RUNS.fullmatch(word):
                 grams = [word[i : i + 2] for i in range(len(word) - 1)] or [word]
                 if all(g in self.vocab for g in grams):
                     continue  # already counted through its bigrams

@@ -10,15 +10,12 @@ vault never uses cost nothing.
 
 from __future__ import annotations
 
-import re
-
 from wikiq.retrieve.body import BodyIndex
 from wikiq.text.glossary import Glossary
-from wikiq.text.scripts import HAN
+from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms
 from wikiq.vault.terms import match_terms
 
-_HAN = re.compile(f"[{HAN}]")
 # Senses kept per word: CC-CEDICT lists the common senses first; the tail is rare meanings
 # that would only add noise.
 MAX_SENSES = 3
@@ -28,7 +25,7 @@ def translated_groups(terms: list[str], glossary: Glossary, index: BodyIndex) ->
     """One group of vault terms per content word of the question (empty groups dropped)."""
     groups: list[list[str]] = []
     for term in dict.fromkeys(content_terms(terms)):
-        if not _HAN.search(term):
+        if not has_han(term):
             if term in index.term_ids:
                 groups.append([term])
             continue

@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from wikiq.text.scripts import HAN, LATIN_EXTRA
+from wikiq.text.scripts import LATIN_EXTRA, all_han, has_han
 from wikiq.text.tokenize import tag_words
 
 _WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
 # A capital after these (or at the very start) may only begin a sentence.
 _SENTENCE_START = re.compile(r"(^|[.!?:;¿¡。！？：；\"“”'‘’(（\[\n])\s*$")
-_HAN_RUN = re.compile(f"[{HAN}]+")
 # jieba's part-of-speech tags for proper nouns: person (nr, nrfg, nrt), place, organisation,
 # other proper noun.
 _PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
@@ -50,11 +49,11 @@ def name_words(question: str) -> list[str]:
 def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
     """The proper nouns jieba finds in the Chinese runs of `question` (two characters or
     more), except one character or a word `known` to the vault followed by a locative."""
-    if not _HAN_RUN.search(question):
+    if not has_han(question):
         return []
     out: list[str] = []
     for word, tag in tag_words(question):
-        if tag not in _PROPER_TAGS or len(word) < 2 or not _HAN_RUN.fullmatch(word):
+        if tag not in _PROPER_TAGS or len(word) < 2 or not all_han(word):
             continue
         if word[-1] in _LOCATIVE and (len(word) == 2 or known(word[:-1])):
             continue
@@ -75,11 +74,11 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     """The common nouns of the Chinese runs of `question` (two characters or more) that the
     vault does not know: "番茄钟" in "有没有自带番茄钟", "签证", "螃蟹". A question in the vault's
     domain that asks about a thing no page mentions is not covered, named or not."""
-    if not _HAN_RUN.search(question):
+    if not has_han(question):
         return []
     out: list[str] = []
     for word, tag in tag_words(question):
-        if tag != "n" or len(word) < 2 or not _HAN_RUN.fullmatch(word):
+        if tag != "n" or len(word) < 2 or not all_han(word):
             continue
         if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:
             continue

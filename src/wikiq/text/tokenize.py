@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wikiq.text.scripts import CJK, HAN, HANGUL, HIRAGANA, KATAKANA
+from wikiq.text.scripts import CJK_RUNS, SCRIPT_RUNS
 from wikiq.text.stemming import stem
 from wikiq.text.stopwords import CJK as _CJK_STOP
 from wikiq.text.stopwords import ENGLISH as _DROP
@@ -47,9 +47,6 @@ __all__ = [
     "tokenize",
 ]
 
-# Splitting on CJK runs (kept by the capturing group) leaves the other text at even indexes
-# and the runs at odd ones.
-_CJK_SPLIT = re.compile(f"([{CJK}]+)")
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 # Combining marks and the Indic/Southeast-Asian blocks: their vowel signs are not `\w` in
@@ -58,7 +55,6 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _MARKS = "\u0300-\u036f\u0900-\u0963\u0966-\u0dff\u0e00-\u0eff\u1000-\u109f"
 _HAS_MARKS = re.compile(f"[{_MARKS}]")
 _WORD_WITH_MARKS = re.compile(f"(?:[^\\W_]|[{_MARKS}])+")
-_SCRIPTS = re.compile(f"([{HAN}]+)|([{KATAKANA}]+)|([{HANGUL}]+)|([{HIRAGANA}]+)")
 
 
 @cache
@@ -166,7 +162,7 @@ class _Tokenizer:
             self.out.extend(self.keep(_ASCII_WORD.findall(text.lower())))
             return
         words = _WORD_WITH_MARKS if _HAS_MARKS.search(text) else _WORD
-        for i, part in enumerate(_CJK_SPLIT.split(text.lower())):
+        for i, part in enumerate(CJK_RUNS.split(text.lower())):
             if i % 2:
                 self.cjk_run(part if normalized else _nfkc(part))
             elif not part:
@@ -197,7 +193,7 @@ class _Tokenizer:
             if run not in _CJK_STOP:
                 self.out.append(run)
             return
-        for han, katakana, hangul, hiragana in _SCRIPTS.findall(run):
+        for han, katakana, hangul, hiragana in SCRIPT_RUNS.findall(run):
             if han:
                 self.han(han)
                 continue
@@ -223,7 +219,7 @@ def strip_fillers(question: str) -> str:
     so a filler inside a longer word ("资料库") stays."""
     if not any(f in question for f in QUESTION_FILLERS):
         return question
-    pieces = _CJK_SPLIT.split(question)
+    pieces = CJK_RUNS.split(question)
     for i in range(1, len(pieces), 2):  # the CJK runs
         words = _cut(pieces[i])
         pieces[i] = "".join(w for w in words if w not in QUESTION_FILLERS)

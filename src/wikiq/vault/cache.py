@@ -30,6 +30,10 @@ from wikiq.vault.terms import TermIndex
 # without running code (no pickle).
 CACHE_FORMAT = 8
 
+# The files of a vault's cache folder (`vault_cache_dir`) read by every question.
+CATALOG_FILE = "catalog.npz"
+NOTES_FILE = "notes.npz"  # the source notes' index (vault/note_index.py)
+
 
 def _current(data: object) -> bool:
     """A cache file written by this format and this tokenizer (anything else is stale)."""
@@ -113,7 +117,7 @@ class CatalogCache:
     def __init__(self, location: VaultLocation, cache_dir: Path | None = None) -> None:
         self.location = location
         self.dir = vault_cache_dir(location, cache_dir)
-        self.path = self.dir / "catalog.npz"
+        self.path = self.dir / CATALOG_FILE
         self.terms_path = self.dir / "terms.npz"
 
     def load(self) -> CachedCatalog | None:
@@ -185,7 +189,7 @@ class CatalogCache:
                 "target": [d.target for d in catalog.dead_links],
             },
             "index_missing": list(catalog.index_missing),
-            "index_stat": list(dataclasses.astuple(catalog.index_stat))
+            "index_stat": list(catalog.index_stat)
             if catalog.index_stat
             else None,
             "built_at": catalog.built_at,

@@ -22,7 +22,8 @@ from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.rows import PageRows
-from wikiq.vault.scan import FileStat, scan_vault, stat_file
+from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
+from wikiq.vault.store import prefetch, settle_prefetch
 from wikiq.vault.terms import (
     TERM_FIELDS,
     FieldTerms,
@@ -201,13 +202,14 @@ def open_catalog(
     progress: Progress | None = None,
 ) -> Catalog:
     """Open a vault's catalog, re-reading only files whose (size, mtime) changed."""
-    scan = scan_vault(location)
-    files = scan.files
-    index_stat = stat_file(location.index_path) if location.index_path else None
     store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
+    if store is not None:
+        prefetch([store.path])  # read in the background while the vault is scanned
+    scan = scan_vault(location)
+    index_stat = stat_file(location.index_path) if location.index_path else None
     cached = store.load() if store else None
 
-    if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, files):
+    if cached is not None and cached.index_stat == index_stat and _unchanged(cached.pages, scan):
         return Catalog(
             location=location,
             pages=cached.pages,
@@ -225,6 +227,7 @@ def open_catalog(
             else None,
         )
 
+    files = scan.files
     previous = {p.file: (i, p) for i, p in enumerate(cached.pages)} if cached else {}
     to_read = [
         f
@@ -301,21 +304,19 @@ def catalog_is_current(catalog: Catalog) -> bool:
     index_stat = stat_file(location.index_path) if location.index_path else None
     if index_stat != catalog.index_stat:
         return False
-    return _unchanged(catalog.pages, scan_vault(location).files)
+    return _unchanged(catalog.pages, scan_vault(location))
 
 
-def _unchanged(pages: Sequence[Page], files: dict[str, FileStat]) -> bool:
-    if len(pages) != len(files):
+def _unchanged(pages: Sequence[Page], scan: VaultScan) -> bool:
+    if len(pages) != len(scan.names):
         return False
-    if isinstance(pages, PageRows) and pages.column("file") == list(files):
+    if isinstance(pages, PageRows) and pages.column("file") == scan.names:
         # The cache's pages in the scan's order (as they were built): compare the columns,
         # without building a page.
-        n = len(files)
-        sizes = np.fromiter((st.size for st in files.values()), np.int64, n)
-        mtimes = np.fromiter((st.mtime_ns for st in files.values()), np.int64, n)
-        return np.array_equal(pages.column_array("size"), sizes) and np.array_equal(
-            pages.column_array("mtime_ns"), mtimes
-        )
+        return np.array_equal(
+            pages.column_array("size"), np.array(scan.sizes, np.int64)
+        ) and np.array_equal(pages.column_array("mtime_ns"), np.array(scan.mtimes_ns, np.int64))
+    files = scan.files
     for page in pages:
         st = files.get(page.file)
         if st is None or st.size != page.size or st.mtime_ns != page.mtime_ns:
@@ -380,6 +381,7 @@ def _read_pages(
         # Imported here: the process pool's modules cost every warm open ~10 ms.
         from concurrent.futures import ProcessPoolExecutor
 
+        settle_prefetch()  # the pool forks: no cache read may be half-done in a thread
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0

@@ -19,7 +19,7 @@ import numpy as np
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
-from wikiq.vault.cache import vault_cache_dir
+from wikiq.vault.cache import NOTES_FILE, vault_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.note_links import linked_targets, note_links
 from wikiq.vault.notes import NoteResolver, NoteScan, SourcesSetting, scan_notes
@@ -29,7 +29,7 @@ from wikiq.vault.store import Strings
 from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
 
 # Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
-NOTES_FORMAT = 4
+NOTES_FORMAT = 5
 # Characters per chunk: about a paragraph or two, the size the source-question baseline used
 # (bench/README: 800-character paragraph chunks); a passage that answers one detail.
 NOTE_CHUNK_BUDGET = 800
@@ -103,7 +103,7 @@ def open_note_index(
         scan = scan_notes(location, setting, linked)
     if not scan.files:
         return None
-    path = vault_cache_dir(location, cache_dir) / "notes.npz"
+    path = vault_cache_dir(location, cache_dir) / NOTES_FILE
     key = [NOTES_FORMAT, TOKENIZER_FINGERPRINT, NOTE_CHUNK_BUDGET, str(location.vault)]
     cached = store.load(path, lazy_strings=True) if use_cache else None
     if not (isinstance(cached, dict) and cached.get("key") == key):
@@ -223,8 +223,10 @@ def _save(path: Path, key: list[object], index: NoteIndex, catalog_built: float)
             "chunk_end": index.chunk_end,
             "vocab": index.terms.vocab,
             "matrix": m,
-            # Kept by term too, so a search's BM25 over notes never transposes on open.
+            # Kept by term too, so a search's BM25 over notes never transposes on open, and
+            # the chunks' lengths, which it would otherwise sum over every entry (~5 ms).
             "postings": index.terms.by_term(),
+            "lengths": index.terms.lengths(),
             "link_notes": list(index.links),
             "link_pages": [list(v) for v in index.links.values()],
             "built": time.time(),
@@ -246,20 +248,35 @@ def _unpack(data: dict[str, Any]) -> NoteIndex | None:
             np.asarray(data["chunk_note"]),
             np.asarray(data["chunk_start"]),
             np.asarray(data["chunk_end"]),
-            _terms(data["vocab"], data["matrix"], data["postings"], len(data["chunk_note"])),
+            _terms(
+                data["vocab"],
+                data["matrix"],
+                data["postings"],
+                data["lengths"],
+                len(data["chunk_note"]),
+            ),
             links,
         )
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
 
 
-def _terms(vocab: list[str], matrix: CSR, postings: CSR, chunks: int) -> TermIndex:
+def _terms(
+    vocab: list[str], matrix: CSR, postings: CSR, lengths: np.ndarray, chunks: int
+) -> TermIndex:
     shape = (chunks, len(vocab))
     if not (isinstance(matrix, CSR) and isinstance(postings, CSR)):
         raise ValueError("the notes' term counts are not matrices")
     if matrix.shape != shape or postings.shape != shape[::-1] or postings.nnz != matrix.nnz:
         raise ValueError("the notes' term counts do not match their vocabulary")
-    return TermIndex(vocab if isinstance(vocab, Strings) else [str(t) for t in vocab], matrix, postings)
+    if (
+        not isinstance(lengths, np.ndarray)
+        or lengths.dtype != np.float32
+        or lengths.shape != (chunks,)
+    ):
+        raise ValueError("the notes' chunk lengths do not match their chunks")
+    words = vocab if isinstance(vocab, Strings) else [str(t) for t in vocab]
+    return TermIndex(words, matrix, postings, lengths)
 
 
 def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from wikiq.errors import ConfigError
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.scan import LINK_OUT, UNDECODABLE, FileStat, inside
+from wikiq.vault.scan import LINK_OUT, UNDECODABLE, FileStat, decodable, inside
 
 SOURCES_AUTO = "auto"
 SOURCES_OFF = "off"
@@ -118,9 +118,7 @@ def _candidates(location: VaultLocation) -> tuple[dict[str, FileStat], list[tupl
                 rel = f"{prefix}{name}"
                 if name.startswith("."):
                     continue
-                try:
-                    name.encode("utf-8")
-                except UnicodeEncodeError:
+                if not name.isascii() and not decodable(name):
                     skipped.append(
                         (os.fsencode(rel).decode("utf-8", "backslashreplace"), UNDECODABLE)
                     )

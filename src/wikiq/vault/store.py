@@ -15,6 +15,7 @@ import io
 import json
 import os
 import tempfile
+import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -284,6 +285,7 @@ def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
     except (TypeError, ValueError):
         return False
     arrays = {**encoder.arrays, _MANIFEST: np.frombuffer(manifest.encode("utf-8"), np.uint8)}
+    _reads.pop(path, None)  # read before this write: the next load reads the new file
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -303,12 +305,67 @@ def load(path: Path, classes: Iterable[type] = (), *, lazy_strings: bool = False
     """What `save` wrote, or None for a missing, damaged or foreign file (never runs code).
     With `lazy_strings`, long lists of strings come back as `Strings` (decoded when read)."""
     try:
-        with _Arrays(path) as arrays:
+        with _read(path) as arrays:
             manifest = json.loads(bytes(arrays[_MANIFEST]).decode("utf-8"))
             decoder = _Decoder(arrays, {cls.__name__: cls for cls in classes}, lazy_strings)
             return decoder.decode(manifest)
     except Exception:  # missing, truncated, not ours, or an unknown class: rebuild
         return None
+
+
+class _Read:
+    """One cache file read (or failing to be read) in the background."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done = threading.Event()
+        self.arrays: _Arrays | None = None
+        self.error: Exception | None = None
+
+
+# Cache files being read ahead of their `load`, by path; each is taken by one `load`.
+_reads: dict[Path, _Read] = {}
+
+
+def prefetch(paths: Iterable[Path]) -> None:
+    """Start reading these files (whole, CRCs checked) in a background thread, for the
+    `load`s that will ask for them. Reading and `zlib.crc32` release the GIL, so this runs
+    beside the main thread's work (a search reads ~60 MB of ob-wiki's caches, ~60 ms, while
+    it stats the vault's 8,000 page files). A file replaced after it was read is read again
+    only if this process wrote it (`save`); another process's write is a race `load` has
+    anyway."""
+    reads = [_Read(p) for p in paths if p not in _reads]
+    if not reads:
+        return
+    for r in reads:
+        _reads[r.path] = r
+
+    def run() -> None:
+        for r in reads:
+            try:
+                r.arrays = _Arrays(r.path)
+            except Exception as err:  # missing or damaged: `load` says None, as it would
+                r.error = err
+            r.done.set()
+
+    threading.Thread(target=run, name="wikiq-cache-read", daemon=True).start()
+
+
+def settle_prefetch() -> None:
+    """Wait for the background reads: before a fork, no thread may be half-way through one."""
+    for r in list(_reads.values()):
+        r.done.wait()
+
+
+def _read(path: Path) -> _Arrays:
+    pending = _reads.pop(path, None)
+    if pending is None:
+        return _Arrays(path)
+    pending.done.wait()
+    if pending.error is not None:
+        raise pending.error
+    assert pending.arrays is not None
+    return pending.arrays
 
 
 class _Arrays:

@@ -50,6 +50,8 @@ class TermIndex:
     matrix: CSR  # shape (pages, len(vocab)), float32 counts
     # The same counts by term (each term's pages), when a cache kept them: BM25 reads terms.
     postings: CSR | None = field(default=None, repr=False, compare=False)
+    # Each row's number of tokens, when a cache kept them (`lengths`).
+    row_lengths: np.ndarray | None = field(default=None, repr=False, compare=False)
     _ids: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def by_term(self) -> CSR:
@@ -57,6 +59,17 @@ class TermIndex:
         if self.postings is None:
             self.postings = self.matrix.transpose()
         return self.postings
+
+    def lengths(self) -> np.ndarray:
+        """Each row's number of tokens (float32): BM25's document lengths. Counts are whole
+        numbers, so their float64 sums are exact and equal scipy's float32 row sums (below 2^24
+        tokens a page): the same lengths, bit for bit, whichever way they are summed."""
+        if self.row_lengths is None:
+            counts = self.by_term()
+            tf = counts.data.astype(np.float32, copy=False)
+            sums = np.bincount(counts.indices, weights=tf, minlength=counts.shape[1])
+            self.row_lengths = sums.astype(np.float32)
+        return self.row_lengths
 
     @property
     def term_ids(self) -> dict[str, int]:
