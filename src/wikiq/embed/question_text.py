@@ -5,8 +5,9 @@ The local model's time grows with the question's tokens (~0.6 ms a token on two 
 a natural question is ~30 of them), while its function words move the vector little: on the
 natural dev sets, dropping an English question's stop words, the final "?" and a Chinese
 question's closing particle left recall@5 and abstention unchanged on every set and saved
-about 4 tokens a question (docs/BENCHMARKS.md, "Speed of the open ranking"). Chinese
-function words inside a question are kept: dropping them (的, 了, 什么…) cost recall.
+4 tokens a question on average (9 on English help questions, 2 on mostly Chinese ob-wiki;
+docs/BENCHMARKS.md, "Speed of the open ranking"). Chinese function words inside a question
+are kept: dropping them (的, 了, 什么…) cost recall.
 """
 
 from __future__ import annotations
