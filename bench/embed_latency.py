@@ -5,7 +5,9 @@
 Runs every question through the cascade with the vault's embedding index attached and reports
 the `semantic` stage time (embedding the question plus the brute-force search), split into its
 two parts, as p50/p95 over the questions; the first question (loading the index and the model)
-is reported apart. Run it on an otherwise idle machine: the model's threads share the cores.
+is reported apart. The question is embedded as Stage 0 embeds it (embed/question_text.py);
+`question_tokens` counts what the model reads, as asked and as embedded. Run it on an
+otherwise idle machine: the model's threads share the cores.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wikiq.embed.question_text import question_text
 from wikiq.embed.semantic import SemanticSearch, catalog_index_path
 from wikiq.retrieve.cascade import Retriever
 from wikiq.retrieve.evaluate import load_questions
@@ -52,7 +55,7 @@ def main() -> None:
     assert sem.embedder is not None
     for q in questions[1:]:
         t = time.perf_counter()
-        qv = sem.embedder.embed_queries([q])[0]
+        qv = sem.embedder.embed_queries([question_text(q)])[0]
         embed.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
         vectors.search(qv, 60)
@@ -62,6 +65,18 @@ def main() -> None:
         stage.append(r.timings_ms.get("semantic", 0.0))
         total.append(r.timings_ms.get("total", 0.0))
         total_without.append(base.retrieve(q).timings_ms.get("total", 0.0))
+
+    count = getattr(sem.embedder, "token_count", None)  # the local model only
+    tokens = (
+        {
+            "asked_p50": float(np.median([count(q, query=True) for q in questions[1:]])),
+            "embedded_p50": float(
+                np.median([count(question_text(q), query=True) for q in questions[1:]])
+            ),
+        }
+        if count is not None
+        else None
+    )
 
     def pct(values: list[float]) -> dict[str, float]:
         return {
@@ -76,6 +91,7 @@ def main() -> None:
         "questions": len(questions) - 1,
         "index_and_model_load_ms": round(load_ms, 1),
         "first_query_ms": round(first_ms, 1),
+        "question_tokens": tokens,
         "stage0_ms": pct(stage),
         "embed_question_ms": pct(embed),
         "vector_search_ms": pct(search),

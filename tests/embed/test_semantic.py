@@ -59,6 +59,14 @@ def test_search_uses_the_index_by_itself_and_finds_what_no_word_matches(
     assert "semantic" in result.timings_ms and fake_model.queries == ["cats"]
 
 
+def test_stage_0_embeds_the_question_without_the_words_that_only_ask_it(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    result = _indexed(vault).search("is there a way to keep my cats calm?")
+    assert fake_model.queries == ["keep cats calm"]
+    assert result.results[0].path == "notes/feline-behaviour"
+
+
 def test_a_question_the_vault_does_not_cover_still_gets_not_in_your_vault(
     vault: Path, fake_model: FakeEmbedder
 ) -> None:

