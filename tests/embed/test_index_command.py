@@ -54,7 +54,7 @@ def test_index_and_doctor_show_the_embedding_state(
     assert "Embeddings" in out and "none" in out and "wikiq index --embed" in out
     run(capsys, "index", "--embed", "--vault", str(vault))
     _, out, _ = run(capsys, "doctor", "--vault", str(vault))
-    assert "fake:bow, lead:300 text, 2 pages" in out and "used by search" in out
+    assert "fake:bow, lead:300/96t text, 2 pages" in out and "used by search" in out
     _, out, _ = run(capsys, "doctor", "--vault", str(vault), "--json")
     assert json.loads(out)["embeddings"]["pages"] == 2
 

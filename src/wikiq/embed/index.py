@@ -51,7 +51,7 @@ class EmbeddingIndex:
     """Vectors per page path, and what they were made with."""
 
     model: str  # the embedder's name, e.g. "local:e5-small"
-    text: str  # text_spec(), e.g. "lead:300"
+    text: str  # text_spec(), e.g. "lead:300/96t"
     dim: int
     where: str = ""  # the embedding server, for server-backed models
     complete: bool = False  # every page of the vault had vectors when it was saved
@@ -204,6 +204,8 @@ def build_index(
         cached = catalog.cache_file
         path = cached.parent / INDEX_FILE if cached is not None else index_path(catalog.location)
     spec = text_spec(text)
+    # The model's own count where it has one (the bundled engine), else an estimate.
+    tokens = getattr(embedder, "token_count", None)
     old = None if rebuild else load_index(path)
     rebuilt = old is None or not old.matches(embedder.name, spec, where)
     index = (
@@ -253,7 +255,9 @@ def build_index(
     try:
         for i, key in todo:
             page = catalog.pages[i]
-            texts = page_passages(page, catalog.read_text(i), catalog.read_body(i), text)
+            texts = page_passages(
+                page, catalog.read_text(i), catalog.read_body(i), text, tokens=tokens
+            )
             digest = _digest("\x1e".join(texts))
             if index.digests.get(page.path) == digest and page.path in index.vectors:
                 index.keys[page.path] = key  # touched, or renamed in index.md, but same text

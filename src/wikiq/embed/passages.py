@@ -8,8 +8,10 @@ of the recall at a fraction of the cost of `chunks` (the whole page, cut by `chu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
+from wikiq.text.token_count import count_tokens
 from wikiq.text.wiki_links import LABEL, TARGET, WIKI_LINK
 from wikiq.vault.markdown import lead_paragraph, mask_code
 from wikiq.vault.page import Page
@@ -18,6 +20,11 @@ TextMode = Literal["title", "lead", "head", "chunks"]
 TEXT_MODES: tuple[TextMode, ...] = ("lead", "chunks", "title", "head")
 DEFAULT_TEXT: TextMode = "lead"
 LEAD_CHARS = 300  # of the first paragraph, after the names
+# ...and at most this many tokens in all: 300 characters are ~60 tokens of English but ~200 of
+# Chinese, and the model's time grows with tokens. 96 cut ob-wiki's leads by 23% (the build
+# under ten minutes on two cores) for one page of one question on the natural sets
+# (docs/BENCHMARKS.md, "What to embed per page").
+LEAD_TOKENS = 96
 HEAD_CHARS = 1000  # `head`: the start of the body, whatever it holds
 MAX_ALIASES = 8
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
@@ -27,7 +34,7 @@ _SPACES = re.compile(r"[ \t]+")
 def text_spec(mode: TextMode) -> str:
     """The mode with its sizes, stored in the index: a change of either rebuilds it."""
     if mode == "lead":
-        return f"lead:{LEAD_CHARS}"
+        return f"lead:{LEAD_CHARS}/{LEAD_TOKENS}t"
     if mode == "head":
         return f"head:{HEAD_CHARS}"
     if mode == "chunks":
@@ -45,14 +52,21 @@ def names_line(page: Page) -> str:
     return f"{page.title} ({'; '.join(aliases)})" if aliases else page.title
 
 
-def page_passages(page: Page, file_text: str, body: str, mode: TextMode) -> list[str]:
-    """The texts embedded for one page (one for `title`, `lead` and `head`; one per chunk)."""
+def page_passages(
+    page: Page,
+    file_text: str,
+    body: str,
+    mode: TextMode,
+    tokens: Callable[[str], int] | None = None,
+) -> list[str]:
+    """The texts embedded for one page (one for `title`, `lead` and `head`; one per chunk).
+    `tokens` counts a passage's tokens as the model reads them (an estimate without it)."""
     names = names_line(page)
     if mode == "title":
         return [names]
     if mode == "lead":
         lead = lead_paragraph(body, LEAD_CHARS * 2) or page.summary
-        return [_join(names, readable(lead)[:LEAD_CHARS])]
+        return [_within(names, readable(lead)[:LEAD_CHARS], LEAD_TOKENS, tokens or count_tokens)]
     if mode == "head":
         return [_join(names, readable(body)[:HEAD_CHARS])]
     from wikiq.embed.chunking import chunk_page
@@ -79,6 +93,21 @@ def readable(text: str, *, keep_code: bool = False) -> str:
     text = text.replace("\r\n", "\n")
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _within(head: str, text: str, limit: int, tokens: Callable[[str], int]) -> str:
+    """`head` and as much of the start of `text` as keeps the passage within `limit` tokens
+    (the names are always whole: they are what a question most often matches)."""
+    if tokens(_join(head, text)) <= limit:
+        return _join(head, text)
+    keep, over = 0, len(text)  # the longest start that fits lies in [keep, over)
+    while over - keep > 1:
+        mid = (keep + over) // 2
+        if tokens(_join(head, text[:mid])) <= limit:
+            keep = mid
+        else:
+            over = mid
+    return _join(head, text[:keep].rstrip())
 
 
 def _join(head: str, text: str) -> str:
