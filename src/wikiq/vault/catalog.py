@@ -21,7 +21,7 @@ from wikiq.vault.locate import VaultLocation
 from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
-from wikiq.vault.rows import PageRows
+from wikiq.vault.rows import PageRows, page_field
 from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
 from wikiq.vault.store import prefetch, settle_prefetch
 from wikiq.vault.terms import (
@@ -72,9 +72,7 @@ class Catalog:
     @property
     def by_path(self) -> dict[str, int]:
         if self._by_path is None:
-            pages = self.pages
-            paths = pages.column("path") if isinstance(pages, PageRows) else (p.path for p in pages)
-            self._by_path = {path: i for i, path in enumerate(paths)}
+            self._by_path = {path: i for i, path in enumerate(page_field(self.pages, "path"))}
         return self._by_path
 
     def find(self, path: str) -> int | None:

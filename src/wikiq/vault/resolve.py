@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from wikiq.text.slug import slugify
 from wikiq.vault.page import Page
+from wikiq.vault.rows import page_field
 
 
 class LinkResolver:
@@ -26,11 +27,9 @@ class LinkResolver:
         self._by_title: dict[str, int] = {}
         # A cached catalog's pages hand out whole columns: building 8,000 pages only to read
         # three fields cost an `ask` ~0.1 s.
-        self._field = getattr(pages, "column", None) or (
-            lambda name: [getattr(page, name) for page in pages]
-        )
-        self._paths: list[str] = self._field("path")
-        self._names: list[str] = self._field("name")
+        self._pages = pages
+        self._paths: list[str] = page_field(pages, "path")
+        self._names: list[str] = page_field(pages, "name")
         paths = self._paths
         # Shallow, alphabetical paths win ties so resolution never depends on walk order.
         order = sorted(range(len(paths)), key=lambda i: (paths[i].count("/"), paths[i]))
@@ -38,7 +37,7 @@ class LinkResolver:
             self._by_path.setdefault(paths[i], i)
             self._by_path_lower.setdefault(paths[i].lower(), i)
             self._by_name.setdefault(self._names[i].lower(), []).append(i)
-        aliases = self._field("aliases")
+        aliases = page_field(pages, "aliases")
         for i in order:
             for alias in aliases[i]:
                 self._by_alias.setdefault(alias.lower(), i)
@@ -48,7 +47,7 @@ class LinkResolver:
     def _build_titles(self) -> None:
         # Slugging every title is the slow part, and only links that miss every faster
         # lookup need it: build it the first time one does.
-        titles = self._field("title")
+        titles = page_field(self._pages, "title")
         for i in self._order:
             self._by_title.setdefault(titles[i].lower(), i)
             self._by_title.setdefault(slugify(titles[i]), i)

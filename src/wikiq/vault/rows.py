@@ -178,3 +178,11 @@ def dead_link_rows(pages: Sequence[str], targets: Sequence[str]) -> Rows[DeadLin
         lambda i: DeadLink(pages[i], targets[i]),
         lambda: [DeadLink(p, t) for p, t in zip(pages, targets, strict=True)],
     )
+
+
+def page_field(pages: Sequence[Page], name: str) -> list[Any]:
+    """One field of every page: the stored column when `pages` came from a cache (no page
+    built), else read from each page."""
+    if isinstance(pages, PageRows):
+        return pages.column(name)
+    return [getattr(page, name) for page in pages]
