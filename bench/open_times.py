@@ -9,7 +9,9 @@ start and imports included), pages/s, peak memory of the child (`ru_maxrss`; for
 also its worker processes), the catalog cache's size on disk, and the time until the first
 question can be answered (open + term index + retriever indexes). `--profile` adds cProfile's
 top lines for one cold and one warm open. The OS file cache is left as it is (this is a shared
-machine), so "cold" means an empty wikiq cache, not cold disks.
+machine), so "cold" means an empty wikiq cache, not cold disks; `--cold-disk` also drops the
+vault's files from the OS cache before each cold open (posix_fadvise, no privileges needed), as
+after a reboot or for a vault larger than the memory that caches it.
 """
 
 from __future__ import annotations
@@ -113,11 +115,26 @@ def run_child(
     return data
 
 
+def evict_from_os_cache(vault: Path) -> None:
+    """Drop the vault's Markdown files from the OS page cache, so the next read is from disk."""
+    for path in vault.rglob("*.md"):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
 def dir_size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[str, Any]:
+def measure(
+    vault: Path, cold_reps: int, warm_reps: int, profile: bool, cold_disk: bool = False
+) -> dict[str, Any]:
     # Every cache and profile lives in one scratch folder, removed even if a child fails.
     with tempfile.TemporaryDirectory(prefix="wikiq-bench-") as tmp:
         scratch = Path(tmp)
@@ -126,7 +143,11 @@ def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[
             prof = scratch / "cold.prof.txt"
             run_child(vault, scratch / "cold-profiled", profile=prof)
             profiles["cold"] = prof.read_text(encoding="utf-8")
-        colds = [run_child(vault, scratch / f"cold-{rep}") for rep in range(cold_reps)]
+        colds = []
+        for rep in range(cold_reps):
+            if cold_disk:
+                evict_from_os_cache(vault)
+            colds.append(run_child(vault, scratch / f"cold-{rep}"))
         keep = scratch / "cold-0"  # the filled cache every warm open reads
         cache_bytes = dir_size(keep)
         warms = [run_child(vault, keep) for _ in range(warm_reps)]
@@ -150,6 +171,7 @@ def measure(vault: Path, cold_reps: int, warm_reps: int, profile: bool) -> dict[
         "vault": str(vault),
         "pages": pages,
         "cold_reps": cold_reps,
+        "cold_disk": cold_disk,
         "warm_reps": warm_reps,
         "cold_open_s": cold_open,
         "cold_cpu_s": med(colds, "open_cpu_s") + med(colds, "workers_cpu_s"),
@@ -203,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-reps", type=int, default=3)
     parser.add_argument("--warm-reps", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="print cProfile top lines")
+    parser.add_argument(
+        "--cold-disk",
+        action="store_true",
+        help="drop the vault's files from the OS cache before each first open (Linux)",
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR / "open_times.json")
     # internal: the fresh child process
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -220,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     for vault in args.vaults:
         print(f"measuring {vault} …", file=sys.stderr)
         before = os.getloadavg()[0]
-        row = measure(vault.resolve(), args.cold_reps, args.warm_reps, args.profile)
+        row = measure(
+            vault.resolve(), args.cold_reps, args.warm_reps, args.profile, args.cold_disk
+        )
         row["loadavg"] = [before, os.getloadavg()[0]]
         rows.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)

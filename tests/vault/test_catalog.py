@@ -13,6 +13,7 @@ from wikiq.vault import catalog as catalog_module
 from wikiq.vault.cache import CatalogCache
 from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
+from wikiq.vault.scan import advise_reading
 
 PAGES = {
     "wiki/index.md": index_md(
@@ -246,3 +247,11 @@ def test_a_changed_tokenizer_rebuilds_the_term_counts(
     again = _open(vault)
     assert again.files_read == 5
     assert any(t.startswith("gravit") for t in again.terms.row(again.by_path["concepts/orbit"]))
+
+
+def test_read_ahead_advice_skips_files_that_vanished(tmp_path: Path) -> None:
+    # A page deleted between the scan and the read must not stop a first open; the advice
+    # is only a hint and never changes a file.
+    (tmp_path / "here.md").write_text("# Here\n", encoding="utf-8")
+    advise_reading(tmp_path, ["gone.md", "here.md", "sub/also-gone.md"])
+    assert (tmp_path / "here.md").read_text(encoding="utf-8") == "# Here\n"

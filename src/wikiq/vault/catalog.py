@@ -22,7 +22,7 @@ from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.rows import PageRows, page_field
-from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
+from wikiq.vault.scan import FileStat, VaultScan, advise_reading, scan_vault, stat_file
 from wikiq.vault.store import prefetch, settle_prefetch
 from wikiq.vault.terms import (
     TERM_FIELDS,
@@ -355,6 +355,7 @@ PackedBatch = tuple[list[Page], dict[str, tuple[list[str], list[tuple[np.ndarray
 
 def _read_batch(root: str, batch: list[tuple[str, int, int]]) -> PackedBatch:
     """Read pages in a worker process; their terms come back packed with a batch vocabulary."""
+    advise_reading(Path(root), [f for f, _, _ in batch])
     read = [_read_one(Path(root), f, FileStat(size, mtime)) for f, size, mtime in batch]
     fields = {name: pack_batch([counts[name] for _, counts in read]) for name in TERM_FIELDS}
     return [page for page, _ in read], fields

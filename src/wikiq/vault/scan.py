@@ -177,3 +177,28 @@ def stat_file(path: Path) -> FileStat | None:
     except OSError:
         return None
     return FileStat(st.st_size, st.st_mtime_ns)
+
+
+def advise_reading(root: Path, names: list[str]) -> None:
+    """Tell the kernel these files are about to be read, so it fetches them all at once.
+
+    A first open reads every page once, a small file at a time: on a disk that does not hold
+    them in memory each read waits for the one before it (a million pages read at ~1,300 a
+    second here). Asking for a whole batch first lets the disk serve many requests together:
+    30,000 evicted pages read 4x faster (bench/open_times.py --cold-disk). Where the kernel
+    cannot be told (not Linux), nothing happens; a file that cannot be opened is left to the
+    read that reports it."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return
+    for name in names:
+        try:
+            fd = os.open(root / name, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
