@@ -46,9 +46,9 @@ FIGURES: list[tuple[str, str, str]] = [
 ]
 
 
-def run(cmd: list[str]) -> None:
+def run(cmd: list[str], env: dict[str, str] | None = None) -> None:
     print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd, check=True, env=env)
 
 
 def vault_for(root: Path, size: int) -> Path:
@@ -85,7 +85,9 @@ def measure(vault: Path, size: int, args: argparse.Namespace) -> dict[str, Any]:
             str(args.questions),
             "--out",
             str(speed),
-        ]
+        ],
+        # A cache of its own beside the vault: not the user's, and kept for the next run.
+        env={**os.environ, "WIKIQ_CACHE_DIR": str(args.root / f"cache-{size}")},
     )
     o = json.loads(opened.read_text())["rows"][0]
     c = json.loads(speed.read_text())["cascade"]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
+import wikiq.retrieve.body as body_module
+import wikiq.retrieve.ppr as ppr_module
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.fusion import SIGNALS, FusionInput, fuse
@@ -17,6 +20,7 @@ from wikiq.retrieve.ppr import (
 )
 from wikiq.retrieve.settings import FusionWeights
 from wikiq.sparse import CSR
+from wikiq.vault.terms import build_term_index
 
 
 def test_name_features_use_stems_and_cjk_bigrams() -> None:
@@ -112,6 +116,23 @@ def test_exact_ppr_matches_the_dense_solution() -> None:
     assert np.abs(power_iteration(graph, seeds, restart=0.3) - expected).max() < 1e-9
 
 
+@pytest.mark.parametrize("tol", [1e-3, 1e-6])
+def test_ppr_rounds_over_reached_pages_equal_rounds_over_the_whole_vault(
+    monkeypatch: pytest.MonkeyPatch, tol: float
+) -> None:
+    # In a large vault each push round touches only the pages the walk reached; the values
+    # must be the very ones a round over every page gives (rankings never move with size).
+    a = _random_graph(3000, 0.002, seed=11)
+    graph = walk_graph(a, "both", 0.5)
+    seeds = {4: 1.0, 1700: 0.5}
+    monkeypatch.setattr(ppr_module, "SPARSE_ROUND", 10**12)  # every round over every page
+    whole = personalized_pagerank(graph, seeds, restart=0.3, tol=tol)
+    monkeypatch.setattr(ppr_module, "SPARSE_ROUND", 0)  # every round over reached pages only
+    reached = personalized_pagerank(graph, seeds, restart=0.3, tol=tol)
+    assert np.count_nonzero(whole) > 100
+    assert np.array_equal(whole, reached)
+
+
 def test_default_tolerance_keeps_every_value_within_its_bound() -> None:
     a = _random_graph(400, 0.01, seed=5)
     graph = walk_graph(a, "both", 0.5)
@@ -161,3 +182,43 @@ def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
     ranked = fuse(inp, only_backlinks, graph, graph.transpose(), skip=np.zeros(3, dtype=bool), exclude=set(), k=3)
     scores = {page: score for page, score, _ in ranked}
     assert scores == {1: 1.0, 2: 0.5, 0: 0.0}
+
+
+def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large vault's questions skip most postings of their common words (MaxScore): the
+    # pages, scores and coverage must be the very ones a full scoring gives, ties included.
+    rng = np.random.default_rng(7)
+    vocab = [f"w{k}" for k in range(400)]
+    zipf = 1.0 / np.arange(1, len(vocab) + 1)
+    rows = []
+    for _ in range(3000):
+        words = rng.choice(len(vocab), size=int(rng.integers(5, 60)), p=zipf / zipf.sum())
+        counts: dict[str, int] = {}
+        for w in words:
+            counts[vocab[w]] = counts.get(vocab[w], 0) + 1
+        rows.append(counts)
+    index = BodyIndex(build_term_index(rows))
+    pruned_used = []
+    real = BodyIndex._score_pruned
+
+    def spy(self: BodyIndex, ids: list[int], limit: int) -> object:
+        out = real(self, ids, limit)
+        pruned_used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(BodyIndex, "_score_pruned", spy)
+    for _ in range(200):
+        # A question's words: a few of any rarity and a few of the commonest (as "the", "how").
+        some = rng.choice(len(vocab), size=int(rng.integers(1, 4)))
+        common = rng.choice(5, size=int(rng.integers(0, 4)))
+        query = [vocab[int(w)] for w in [*some, *common]]
+        monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
+        full = index.search(query, limit=10)
+        monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
+        pruned = index.search(query, limit=10)
+        assert pruned.pages.tolist() == full.pages.tolist()
+        assert pruned.scores.tolist() == full.scores.tolist()
+        assert pruned.coverage.tolist() == full.coverage.tolist()
+    assert sum(pruned_used) > 50  # the pruning really ran, not only the fallback

@@ -19,6 +19,9 @@ from wikiq.vault.terms import TermIndex
 
 K1 = 1.2
 B = 0.75
+# Questions whose terms' postings hold more entries than this are scored with MaxScore's
+# pruning (`BodyIndex._score_pruned`): below it, adding up every posting costs less.
+PRUNE_FROM = 200_000
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,17 @@ class BodyHits:
         if len(scores) < 2 or scores[0] <= 0:
             return 0.0
         return float((scores[0] - np.mean(scores[1:10])) / scores[0])
+
+
+def _best(scores: np.ndarray, limit: int) -> np.ndarray:
+    """The places of the `limit` best scores, in place order; of pages tied with the last one
+    kept, the first in place order (page order), so the choice never depends on a partition."""
+    if limit <= 0:
+        return np.empty(0, dtype=np.int64)
+    cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+    above = np.nonzero(scores > cut)[0]
+    tied = np.nonzero(scores == cut)[0][: limit - len(above)]
+    return np.sort(np.concatenate([above, tied]))
 
 
 class BodyIndex:
@@ -135,6 +149,31 @@ class BodyIndex:
         total_weight = sum(self.idf_of(t) for t in unique)
         if not ids or self.n_docs == 0:
             return BodyHits.empty()
+        scored = None
+        if self._posting_count(ids) > PRUNE_FROM and 0 < limit < self.n_docs:
+            scored = self._score_pruned(ids, limit)
+        if scored is None:
+            scored = self._score_all(ids)
+        hit, scores, matched = scored
+        if len(hit) > limit:
+            top = _best(scores, limit)
+            hit, scores, matched = hit[top], scores[top], matched[top]
+        order = np.lexsort((hit, -scores))  # ties broken by page number
+        coverage = matched[order] / max(total_weight, 1e-9)
+        known = tuple(t for t in unique if t in self.term_ids)
+        return BodyHits(
+            hit[order].astype(np.int64), scores[order], np.minimum(coverage, 1.0), known
+        )
+
+    def _posting_count(self, ids: Sequence[int]) -> int:
+        indptr = self._matrix().indptr
+        return int(sum(int(indptr[j + 1] - indptr[j]) for j in ids))
+
+    def _matrix(self) -> CSR:
+        return self.weights if self.weights is not None else self._counts
+
+    def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every page holding a term: (pages, BM25 scores, matched IDF), in page order."""
         # Walk the postings of the question's terms directly (CSC columns): cost grows with
         # how many pages contain the terms, never with the size of the vault.
         postings = [self._postings(j) for j in ids]
@@ -144,14 +183,44 @@ class BodyIndex:
         scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
         matched = np.bincount(rows, weights=idfs, minlength=self.n_docs)
         hit = np.nonzero(scores > 0)[0]
-        if len(hit) > limit:
-            top = np.argpartition(-scores[hit], limit)[:limit]
-            hit = hit[top]
-        # Ties broken by page number so results never depend on the partition's order.
-        hit = hit[np.lexsort((hit, -scores[hit]))]
-        coverage = matched[hit] / max(total_weight, 1e-9)
-        known = tuple(t for t in unique if t in self.term_ids)
-        return BodyHits(hit.astype(np.int64), scores[hit], np.minimum(coverage, 1.0), known)
+        return hit, scores[hit], matched[hit]
+
+    def _score_pruned(
+        self, ids: Sequence[int], limit: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """MaxScore's pruning (Turtle and Flood, 1995): the pages holding the question's rarer
+        terms are the candidates, scored in full; a page holding only the common terms cannot
+        score more than their largest possible weights together, so once the `limit`-th
+        candidate scores more than that, no other page can enter the top `limit`. In a large
+        vault a common term's postings hold hundreds of thousands of pages, of which only the
+        candidates are looked up. None when the common terms' bound is never beaten.
+
+        Every candidate's score adds the same float weights in the same order as `_score_all`,
+        so the top pages and their scores are the same, bit for bit."""
+        postings = [self._postings(j) for j in ids]
+        rarest_first = sorted(range(len(ids)), key=lambda i: len(postings[i][0]))
+        # A term adds at most its largest weight in any page (one pass over its postings,
+        # far cheaper than adding all of them up).
+        bound = [float(postings[i][1].max()) for i in rarest_first]
+        total = sum(len(pages) for pages, _ in postings)
+        for m in range(1, len(ids)):
+            rest = sum(bound[m:])
+            essential = [postings[i][0] for i in rarest_first[:m]]
+            if 2 * sum(len(p) for p in essential) > total:
+                return None  # most postings are candidates already: score them all
+            candidates = np.unique(np.concatenate(essential))
+            if len(candidates) <= limit:
+                continue
+            scores = np.zeros(len(candidates))
+            matched = np.zeros(len(candidates))
+            for j, (pages, weights) in zip(ids, postings, strict=True):
+                at = np.minimum(np.searchsorted(pages, candidates), len(pages) - 1)
+                holds = pages[at] == candidates
+                scores[holds] += weights[at[holds]]
+                matched[holds] += self.idf[j]
+            if np.partition(scores, len(scores) - limit)[len(scores) - limit] > rest:
+                return candidates, scores, matched
+        return None
 
     def search_groups(self, groups: Sequence[Sequence[str]], *, limit: int = 100) -> BodyHits:
         """BM25 where each group of terms counts as one word (a word's translations): the
