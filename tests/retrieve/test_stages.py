@@ -19,6 +19,7 @@ from wikiq.retrieve.ppr import (
     walk_graph,
 )
 from wikiq.retrieve.settings import FusionWeights
+from wikiq.retrieve.topk import best_places
 from wikiq.sparse import CSR
 from wikiq.vault.terms import build_term_index
 
@@ -209,6 +210,7 @@ def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
         return out
 
     monkeypatch.setattr(BodyIndex, "_score_pruned", spy)
+    monkeypatch.setattr(body_module, "PRUNE_SHARE", 2)  # try it on as many questions as can be
     for _ in range(200):
         # A question's words: a few of any rarity and a few of the commonest (as "the", "how").
         some = rng.choice(len(vocab), size=int(rng.integers(1, 4)))
@@ -222,3 +224,14 @@ def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
         assert pruned.scores.tolist() == full.scores.tolist()
         assert pruned.coverage.tolist() == full.coverage.tolist()
     assert sum(pruned_used) > 50  # the pruning really ran, not only the fallback
+
+
+def test_best_places_keeps_the_first_of_tied_scores_like_a_stable_sort() -> None:
+    # Which of several equal scores makes the cut must not depend on a partition's luck:
+    # the same question gives the same pages every time, in every process.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        scores = rng.integers(0, 6, size=int(rng.integers(1, 40))).astype(float)
+        limit = int(rng.integers(0, 45))
+        expected = np.sort(np.argsort(-scores, kind="stable")[:limit])
+        assert best_places(scores, limit).tolist() == expected.tolist()

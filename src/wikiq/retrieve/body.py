@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wikiq.retrieve.topk import best_places
 from wikiq.sparse import CSR
 from wikiq.vault.terms import TermIndex
 
@@ -22,6 +23,13 @@ B = 0.75
 # Questions whose terms' postings hold more entries than this are scored with MaxScore's
 # pruning (`BodyIndex._score_pruned`): below it, adding up every posting costs less.
 PRUNE_FROM = 200_000
+# ... and only while the candidates' postings are at most this share of all the question's:
+# each candidate is looked up in every term's postings (a binary search, ~20 times a sum).
+PRUNE_SHARE = 16
+# ... with the candidates taken from at most this many of the rarest terms: a long question's
+# many other terms together can always outscore them (the bound is a sum), so trying further
+# only costs time (measured on 1M pages' generated questions).
+PRUNE_TERMS = 3
 
 
 @dataclass(frozen=True)
@@ -53,15 +61,8 @@ class BodyHits:
         return float((scores[0] - np.mean(scores[1:10])) / scores[0])
 
 
-def _best(scores: np.ndarray, limit: int) -> np.ndarray:
-    """The places of the `limit` best scores, in place order; of pages tied with the last one
-    kept, the first in place order (page order), so the choice never depends on a partition."""
-    if limit <= 0:
-        return np.empty(0, dtype=np.int64)
-    cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-    above = np.nonzero(scores > cut)[0]
-    tied = np.nonzero(scores == cut)[0][: limit - len(above)]
-    return np.sort(np.concatenate([above, tied]))
+def _kth_largest(values: np.ndarray, k: int) -> float:
+    return float(np.partition(values, len(values) - k)[len(values) - k])
 
 
 class BodyIndex:
@@ -156,7 +157,7 @@ class BodyIndex:
             scored = self._score_all(ids)
         hit, scores, matched = scored
         if len(hit) > limit:
-            top = _best(scores, limit)
+            top = best_places(scores, limit)
             hit, scores, matched = hit[top], scores[top], matched[top]
         order = np.lexsort((hit, -scores))  # ties broken by page number
         coverage = matched[order] / max(total_weight, 1e-9)
@@ -203,24 +204,41 @@ class BodyIndex:
         # far cheaper than adding all of them up).
         bound = [float(postings[i][1].max()) for i in rarest_first]
         total = sum(len(pages) for pages, _ in postings)
-        for m in range(1, len(ids)):
-            rest = sum(bound[m:])
-            essential = [postings[i][0] for i in rarest_first[:m]]
-            if 2 * sum(len(p) for p in essential) > total:
-                return None  # most postings are candidates already: score them all
-            candidates = np.unique(np.concatenate(essential))
+        for m in range(1, min(len(ids), PRUNE_TERMS + 1)):
+            essential = [postings[i] for i in rarest_first[:m]]
+            if sum(len(pages) for pages, _ in essential) * PRUNE_SHARE > total:
+                return None  # candidates too many to look up cheaply: score every posting
+            pages = np.concatenate([pages for pages, _ in essential])
+            if len(pages) <= limit:
+                continue
+            candidates, slot = np.unique(pages, return_inverse=True)
             if len(candidates) <= limit:
                 continue
-            scores = np.zeros(len(candidates))
-            matched = np.zeros(len(candidates))
-            for j, (pages, weights) in zip(ids, postings, strict=True):
-                at = np.minimum(np.searchsorted(pages, candidates), len(pages) - 1)
-                holds = pages[at] == candidates
-                scores[holds] += weights[at[holds]]
-                matched[holds] += self.idf[j]
-            if np.partition(scores, len(scores) - limit)[len(scores) - limit] > rest:
-                return candidates, scores, matched
+            # The rarer terms' part of each candidate's score is a lower bound of its score.
+            partial = np.bincount(slot, weights=np.concatenate([w for _, w in essential]))
+            if _kth_largest(partial, limit) > sum(bound[m:]):
+                return (candidates, *self._score_candidates(ids, postings, candidates))
         return None
+
+    def _score_candidates(
+        self, ids: Sequence[int], postings: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 scores and matched IDF of the pages `cand` (sorted), each term added in the
+        question's order, as `_score_all` adds them."""
+        scores = np.zeros(len(cand))
+        matched = np.zeros(len(cand))
+        for j, (pages, weights) in zip(ids, postings, strict=True):
+            if len(pages) < len(cand):  # find the term's pages among the candidates
+                at = np.minimum(np.searchsorted(cand, pages), len(cand) - 1)
+                holds = cand[at] == pages
+                at, found = at[holds], weights[holds]
+            else:  # find the candidates among the term's pages
+                where = np.minimum(np.searchsorted(pages, cand), len(pages) - 1)
+                holds = pages[where] == cand
+                at, found = np.nonzero(holds)[0], weights[where[holds]]
+            scores[at] += found
+            matched[at] += self.idf[j]
+        return scores, matched
 
     def search_groups(self, groups: Sequence[Sequence[str]], *, limit: int = 100) -> BodyHits:
         """BM25 where each group of terms counts as one word (a word's translations): the

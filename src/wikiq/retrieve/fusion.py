@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wikiq.retrieve.settings import FusionWeights
+from wikiq.retrieve.topk import best_places
 from wikiq.sparse import CSR
 
 # page, fused score, the signals behind it
@@ -50,17 +51,17 @@ class FusionInput:
 
 
 def link_signals(
-    graph: CSR, graph_t: CSR, seeds: dict[int, float]
+    graph: CSR, graph_t: CSR, seeds: dict[int, float], cand: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per page: the weight of seeds linking to it, and of seeds it links to (each capped at 1).
-
-    Only the seeds' own rows are touched, so the cost does not grow with the vault."""
-    n = graph.shape[0]
-    link_out = np.zeros(n)  # seed -> page
-    link_in = np.zeros(n)  # page -> seed
+    """Per candidate (`cand`, sorted, not empty): the weight of seeds linking to it, and of
+    seeds it links to (each capped at 1). Only the seeds' own rows and the candidates are
+    touched, so the cost does not grow with the vault."""
+    link_out = np.zeros(len(cand))  # seed -> page
+    link_in = np.zeros(len(cand))  # page -> seed
     for page, weight in seeds.items():
-        link_out[graph.row(page)] += weight
-        link_in[graph_t.row(page)] += weight
+        for into, row in ((link_out, graph.row(page)), (link_in, graph_t.row(page))):
+            at = np.minimum(np.searchsorted(cand, row), len(cand) - 1)
+            into[at[cand[at] == row]] += weight
     return np.minimum(link_out, 1.0), np.minimum(link_in, 1.0)
 
 
@@ -80,15 +81,16 @@ def fuse(
 ) -> Ranked:
     """The top `k` pages with their fused score and their signals."""
     candidates = set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.sem) | set(inp.seeds)
-    if inp.ppr.any():
-        n_top = min(candidates_per_signal, len(inp.ppr) - 1)
-        top_ppr = np.argpartition(-inp.ppr, n_top)[: n_top + 1]
-        candidates.update(int(p) for p in top_ppr if inp.ppr[p] > 0)
+    # The walk's best pages, chosen among the pages it reached (a partition of a million
+    # pages' values costs ~10 ms; the walk reaches a few thousand).
+    reached = np.nonzero(inp.ppr)[0]
+    top_ppr = reached[best_places(inp.ppr[reached], candidates_per_signal + 1)]
+    candidates.update(int(p) for p in top_ppr)
     candidates = {c for c in candidates if c not in exclude and not skip[c]}
     if not candidates:
         return []
-    link_out, link_in = link_signals(graph, graph_t, inp.seeds)
     cand = np.fromiter(sorted(candidates), dtype=np.int64)
+    link_out, link_in = link_signals(graph, graph_t, inp.seeds, cand)
     features = _features(inp, cand, link_out, link_in)
     wanted = extra is not None and any(getattr(weights, name) for name in GRAPH_EXTRAS)
     extras = extra(cand) if wanted and extra is not None else {}
@@ -109,8 +111,8 @@ def fuse(
             "sem": inp.sem.get(c, 0.0),
             "ppr": float(inp.ppr[c]),
             "centrality": float(inp.centrality[c]),
-            "link_out": float(link_out[c]),
-            "link_in": float(link_in[c]),
+            "link_out": float(link_out[j]),
+            "link_in": float(link_in[j]),
         }
         out.append((c, float(scores[j]), raw))
     return out
@@ -144,11 +146,11 @@ def _features(
         "sem": column(inp.sem),
         "ppr": ppr / ppr_top if ppr_top > 0 else ppr,
         "centrality": inp.centrality[cand],
-        "link_out": link_out[cand],
-        "link_in": link_in[cand],
+        "link_out": link_out,
+        "link_in": link_in,
         # Pages that cite a seed in their opening paragraph are about it (a patient with
         # "heart failure" in its first lines), unlike pages that merely list it as related.
-        "backlink_lead": link_in[cand] * lead_among_others,
+        "backlink_lead": link_in * lead_among_others,
         "seed": column(inp.found),
     }
     return features
