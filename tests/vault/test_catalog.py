@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 from pathlib import Path
@@ -255,3 +256,22 @@ def test_read_ahead_advice_skips_files_that_vanished(tmp_path: Path) -> None:
     (tmp_path / "here.md").write_text("# Here\n", encoding="utf-8")
     advise_reading(tmp_path, ["gone.md", "here.md", "sub/also-gone.md"])
     assert (tmp_path / "here.md").read_text(encoding="utf-8") == "# Here\n"
+
+
+def test_building_leaves_the_cycle_collector_as_it_found_it(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The collector is paused while a catalog is built; a failed build must not leave a
+    # long-running server without it.
+    vault = make_vault(PAGES)
+    assert gc.isenabled()
+    _open(vault, use_cache=False)
+    assert gc.isenabled()
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(catalog_module, "_resolve_links", broken)
+    with pytest.raises(OSError):
+        _open(vault, use_cache=False)
+    assert gc.isenabled()
