@@ -231,13 +231,35 @@ def extract_links(
 def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
     out = []
     for m in WIKI_LINK.finditer(text):
-        heading = m.group(HEADING)[1:].strip() if m.group(HEADING) else None
-        label = m.group(LABEL).strip() if m.group(LABEL) is not None else None
-        # Inside Markdown tables Obsidian writes [[target\\|label]]; the backslash is not part
-        # of the target.
-        target = m.group(TARGET).strip().rstrip("\\").strip()
-        out.append(WikiLink(target, heading, label, bool(m.group(EMBED)), in_frontmatter))
+        embed, target, heading, label = m.group(EMBED, TARGET, HEADING, LABEL)
+        out.append(
+            WikiLink(
+                _target(target),
+                heading[1:].strip() if heading else None,
+                label.strip() if label is not None else None,
+                bool(embed),
+                in_frontmatter,
+            )
+        )
     return out
+
+
+def link_targets(body: str, frontmatter_text: str = "", *, masked: str | None = None) -> list[str]:
+    """The targets of `extract_links`, in the same order, without building a link for each
+    (reading a vault needs only these: ~15% of parsing a page went into the links)."""
+    targets: list[str] = []
+    if frontmatter_text and "[[" in frontmatter_text:
+        targets.extend(_target(g[TARGET - 1]) for g in WIKI_LINK.findall(frontmatter_text))
+    if "[[" in body:
+        text = mask_code(body) if masked is None else masked
+        targets.extend(_target(g[TARGET - 1]) for g in WIKI_LINK.findall(text))
+    return targets
+
+
+def _target(raw: str) -> str:
+    # Inside Markdown tables Obsidian writes [[target\\|label]]; the backslash is not part of
+    # the target.
+    return raw.strip().rstrip("\\").strip()
 
 
 def first_heading(body: str, *, masked: str | None = None) -> str | None:

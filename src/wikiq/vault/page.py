@@ -9,8 +9,8 @@ from wikiq.vault.markdown import (
     BOM,
     as_bool,
     as_str_list,
-    extract_links,
     first_heading,
+    link_targets,
     mask_code,
     split_frontmatter,
     summary_line,
@@ -110,10 +110,10 @@ def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> Pa
 
     links: list[str] = []
     seen: set[str] = set()
-    for link in extract_links(body, fm.text, masked=masked):
-        if link.target and link.target not in seen:
-            seen.add(link.target)
-            links.append(link.target)
+    for target in link_targets(body, fm.text, masked=masked):
+        if target and target not in seen:
+            seen.add(target)
+            links.append(target)
     source_links = tuple(_link_target(s) for s in as_str_list(meta.get("sources")))
 
     generation_complete = as_bool(meta.get("generation_complete"))
