@@ -129,6 +129,7 @@ def test_ppr_rounds_over_reached_pages_equal_rounds_over_the_whole_vault(
     monkeypatch.setattr(ppr_module, "SPARSE_ROUND", 10**12)  # every round over every page
     whole = personalized_pagerank(graph, seeds, restart=0.3, tol=tol)
     monkeypatch.setattr(ppr_module, "SPARSE_ROUND", 0)  # every round over reached pages only
+    monkeypatch.setattr(ppr_module, "SPARSE_FROM", 0)
     reached = personalized_pagerank(graph, seeds, restart=0.3, tol=tol)
     assert np.count_nonzero(whole) > 100
     assert np.array_equal(whole, reached)
