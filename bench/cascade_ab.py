@@ -30,18 +30,18 @@ from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
 
 ON = {"prune_from": body.PRUNE_FROM, "sparse_round": ppr.SPARSE_ROUND}
-BEST_REACHED = cascade._best_reached
+BEST_REACHED = cascade.best_reached
 
 
-def _sort_whole_vault(visits: np.ndarray, n: int) -> list[int]:
+def _sort_whole_vault(visits: np.ndarray, n: int) -> np.ndarray:
     k = min(n, int(np.count_nonzero(visits)))
-    return np.argsort(-visits, kind="stable")[:k].tolist() if k else []
+    return np.argsort(-visits, kind="stable")[:k]
 
 
 def set_mode(on: bool) -> None:
     body.PRUNE_FROM = ON["prune_from"] if on else 10**15
     ppr.SPARSE_ROUND = ON["sparse_round"] if on else 10**15
-    cascade._best_reached = BEST_REACHED if on else _sort_whole_vault
+    cascade.best_reached = BEST_REACHED if on else _sort_whole_vault
 
 
 def main() -> None:

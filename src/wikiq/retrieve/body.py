@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wikiq.retrieve.topk import best_places
+from wikiq.retrieve.topk import best_places, kth_largest
 from wikiq.sparse import CSR
 from wikiq.vault.terms import TermIndex
 
@@ -59,10 +59,6 @@ class BodyHits:
         if len(scores) < 2 or scores[0] <= 0:
             return 0.0
         return float((scores[0] - np.mean(scores[1:10])) / scores[0])
-
-
-def _kth_largest(values: np.ndarray, k: int) -> float:
-    return float(np.partition(values, len(values) - k)[len(values) - k])
 
 
 class BodyIndex:
@@ -216,7 +212,7 @@ class BodyIndex:
                 continue
             # The rarer terms' part of each candidate's score is a lower bound of its score.
             partial = np.bincount(slot, weights=np.concatenate([w for _, w in essential]))
-            if _kth_largest(partial, limit) > sum(bound[m:]):
+            if kth_largest(partial, limit) > sum(bound[m:]):
                 return (candidates, *self._score_candidates(ids, postings, candidates))
         return None
 
@@ -268,7 +264,7 @@ class BodyIndex:
             total += idf
         hit = np.nonzero(scores > 0)[0]
         if len(hit) > limit:
-            hit = hit[np.argpartition(-scores[hit], limit)[:limit]]
+            hit = hit[best_places(scores[hit], limit)]
         hit = hit[np.lexsort((hit, -scores[hit]))]
         coverage = np.minimum(matched[hit] / max(total, 1e-9), 1.0)
         known = tuple(dict.fromkeys(t for g in groups for t in g if t in self.term_ids))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wikiq.retrieve.settings import FusionWeights
-from wikiq.retrieve.topk import best_places
+from wikiq.retrieve.topk import best_reached
 from wikiq.sparse import CSR
 
 # page, fused score, the signals behind it
@@ -81,11 +81,7 @@ def fuse(
 ) -> Ranked:
     """The top `k` pages with their fused score and their signals."""
     candidates = set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.sem) | set(inp.seeds)
-    # The walk's best pages, chosen among the pages it reached (a partition of a million
-    # pages' values costs ~10 ms; the walk reaches a few thousand).
-    reached = np.nonzero(inp.ppr)[0]
-    top_ppr = reached[best_places(inp.ppr[reached], candidates_per_signal + 1)]
-    candidates.update(int(p) for p in top_ppr)
+    candidates.update(best_reached(inp.ppr, candidates_per_signal + 1).tolist())
     candidates = {c for c in candidates if c not in exclude and not skip[c]}
     if not candidates:
         return []

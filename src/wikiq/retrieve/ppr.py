@@ -110,10 +110,11 @@ def personalized_pagerank(
         residual[active] = 0.0
         spread = damp * mass
         dead = graph.dangling[active]
-        touched = [seeds_at] if dead.any() else []
+        touched = []
         if dead.any():
             # A page with no way out sends its walkers back to the seeds.
             residual[seeds_at] += spread[dead].sum() * s[seeds_at]
+            touched.append(seeds_at)
         live = active[~dead]
         if len(live):
             edges, owner = _edges_of(indptr, live)

@@ -5,6 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def kth_largest(values: np.ndarray, k: int) -> float:
+    """The `k`-th largest of `values` (1 ≤ k ≤ len(values)), without sorting them."""
+    return float(np.partition(values, len(values) - k)[len(values) - k])
+
+
 def best_places(scores: np.ndarray, limit: int) -> np.ndarray:
     """The places of the `limit` best scores, in place order; of the places tied with the
     last one kept, the first ones, so the choice never depends on how a partition fell.
@@ -13,7 +18,16 @@ def best_places(scores: np.ndarray, limit: int) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     if limit >= len(scores):
         return np.arange(len(scores))
-    cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+    cut = kth_largest(scores, limit)
     above = np.nonzero(scores > cut)[0]
     tied = np.nonzero(scores == cut)[0][: limit - len(above)]
     return np.sort(np.concatenate([above, tied]))
+
+
+def best_reached(values: np.ndarray, n: int) -> np.ndarray:
+    """The `n` places with the largest positive values, best first, ties in place order: what
+    a walk over a vault reached most, found among the few hundred places it reached rather
+    than by sorting every page (a million values: ~80 ms)."""
+    reached = np.nonzero(values)[0]
+    top = reached[best_places(values[reached], n)]
+    return top[np.lexsort((top, -values[top]))]

@@ -7,6 +7,7 @@ user-written text and a broken page must be reported and skipped, never crash a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -221,11 +222,20 @@ def extract_links(
 ) -> list[WikiLink]:
     """Every [[wiki-link]] in the frontmatter and the body, ignoring links inside code."""
     links: list[WikiLink] = []
-    if frontmatter_text and "[[" in frontmatter_text:
-        links.extend(_links_in(frontmatter_text, in_frontmatter=True))
-    if "[[" in body:
-        links.extend(_links_in(mask_code(body) if masked is None else masked, in_frontmatter=False))
+    for text, in_frontmatter in _texts_with_links(body, frontmatter_text, masked):
+        links.extend(_links_in(text, in_frontmatter=in_frontmatter))
     return links
+
+
+def _texts_with_links(
+    body: str, frontmatter_text: str, masked: str | None
+) -> Iterator[tuple[str, bool]]:
+    """The frontmatter, then the body with its code masked, each only when it holds a link:
+    (text, whether it is the frontmatter)."""
+    if frontmatter_text and "[[" in frontmatter_text:
+        yield frontmatter_text, True
+    if "[[" in body:
+        yield (mask_code(body) if masked is None else masked), False
 
 
 def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
@@ -247,13 +257,11 @@ def _links_in(text: str, *, in_frontmatter: bool) -> list[WikiLink]:
 def link_targets(body: str, frontmatter_text: str = "", *, masked: str | None = None) -> list[str]:
     """The targets of `extract_links`, in the same order, without building a link for each
     (reading a vault needs only these: ~15% of parsing a page went into the links)."""
-    targets: list[str] = []
-    if frontmatter_text and "[[" in frontmatter_text:
-        targets.extend(_target(g[TARGET - 1]) for g in WIKI_LINK.findall(frontmatter_text))
-    if "[[" in body:
-        text = mask_code(body) if masked is None else masked
-        targets.extend(_target(g[TARGET - 1]) for g in WIKI_LINK.findall(text))
-    return targets
+    return [
+        _target(groups[TARGET - 1])
+        for text, _ in _texts_with_links(body, frontmatter_text, masked)
+        for groups in WIKI_LINK.findall(text)
+    ]
 
 
 def _target(raw: str) -> str:
