@@ -217,6 +217,31 @@ def test_parallel_and_serial_reads_agree(
         assert parallel.field_terms("lead").row(i) == serial.field_terms("lead").row(i)
 
 
+def test_pages_read_in_parallel_among_unchanged_ones_keep_their_own_terms(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch, _isolated_cache: Path
+) -> None:
+    # A refresh whose re-read pages come back from the workers as one block, with unchanged
+    # pages between them: each page must get its own row, as a full serial read gives it.
+    files = {"wiki/index.md": index_md("- [[entities/p0|p0]]")}
+    for k in range(40):
+        files[f"wiki/entities/p{k:02d}.md"] = f"# Page {k}\n\nAbout topic{k % 7} and [[entities/p00]].\n"
+    vault = make_vault(files)
+    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 2)
+    _open(vault)
+    for k, words in ((5, "comet comet dust"), (22, "nebula"), (39, "quasar comet")):
+        page = vault / f"wiki/entities/p{k:02d}.md"
+        page.write_text(f"# Page {k}\n\nNow about {words}.\n")
+        os.utime(page, ns=(10**18 + k, 10**18 + k))
+    refreshed = _open(vault)
+    assert refreshed.files_read == 3
+    serial = _open(vault, use_cache=False)
+    assert refreshed.terms.row(5) == {"page": 1, "5": 1, "comet": 2, "dust": 1}
+    for name in ("body", "lead"):
+        got, want = refreshed.field_terms(name), serial.field_terms(name)
+        for i in range(len(serial.pages)):
+            assert got.row(i) == want.row(i), (name, i)
+
+
 def test_plain_vault_pages_are_root_relative_and_skip_dot_folders(make_vault: VaultFactory) -> None:
     vault = make_vault(
         {

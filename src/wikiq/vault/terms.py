@@ -115,24 +115,56 @@ class Vocab:
         return np.fromiter((self.id_of(t) for t in terms), dtype=np.int32, count=len(terms))
 
 
+@dataclass(frozen=True)
+class TermBlock:
+    """The counts of one batch of consecutive pages, as a worker read them and the parent
+    mapped them: row k's columns (shared-vocabulary numbers, ascending) and counts are
+    `cols[starts[k]:starts[k + 1]]` and `counts[...]`. A million pages arrive as 2,000 blocks
+    rather than four million small arrays (their headers alone were ~0.4 GB)."""
+
+    starts: np.ndarray  # int64, one more than the rows
+    cols: np.ndarray  # int32
+    counts: np.ndarray  # float32
+
+    @classmethod
+    def from_packed(cls, packed: PackedRows, vocab: Vocab) -> TermBlock:
+        """A worker's packed rows, their batch-local term numbers mapped into `vocab`."""
+        terms, lengths, local, counts = packed
+        cols = vocab.ids_of(terms)[local]
+        rows = np.repeat(np.arange(len(lengths)), lengths)
+        order = np.lexsort((cols, rows))  # each row's columns ascending, rows in order
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])  # `lengths` is int64: see `pack_batch`
+        return cls(starts, cols[order], counts[order])
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+
 # A page's term counts: a term -> count dict, the row number of an unchanged page in the
-# previous index, or (column numbers in the shared vocabulary, counts) already mapped.
-TermRow = dict[str, int] | int | tuple[np.ndarray, np.ndarray]
+# previous index, (column numbers in the shared vocabulary, counts) already mapped, or row k
+# of a `TermBlock` (consecutive rows of one block are copied in one piece).
+TermRow = dict[str, int] | int | tuple[np.ndarray, np.ndarray] | tuple[TermBlock, int]
+
+# A batch's rows packed for the trip from a worker: the batch's distinct terms, each row's
+# number of terms, and every row's (batch-local term number, count) one after the other.
+PackedRows = tuple[list[str], np.ndarray, np.ndarray, np.ndarray]
 
 
-def pack_batch(
-    rows: Sequence[dict[str, int]],
-) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
+def pack_batch(rows: Sequence[dict[str, int]]) -> PackedRows:
     """Rows of one batch with a batch-local vocabulary, so the parent maps each distinct term
     once per batch instead of once per page (this is what keeps a 100,000-page first read
     from spending its time in dictionary lookups)."""
     local = Vocab()
-    packed = []
-    for row in rows:
-        packed.append(
-            (local.ids_of(list(row)), np.fromiter(row.values(), dtype=np.float32, count=len(row)))
-        )
-    return local.terms, packed
+    lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
+    total = int(lengths.sum())
+    ids = np.fromiter(
+        (local.id_of(t) for row in rows for t in row), dtype=np.int32, count=total
+    )
+    counts = np.fromiter(
+        (n for row in rows for n in row.values()), dtype=np.float32, count=total
+    )
+    return local.terms, lengths, ids, counts
 
 
 def build_term_index(
@@ -143,11 +175,31 @@ def build_term_index(
     """Assemble the matrix from rows in page order (see `TermRow`)."""
     if vocab is None:
         vocab = Vocab(previous.vocab if previous is not None else ())
-    indptr = [0]
+    lengths: list[int] = []
     index_parts: list[np.ndarray] = []
     data_parts: list[np.ndarray] = []
-    total = 0
+    run: list[Any] = []  # [block, first row, end row] of consecutive rows of one block
+
+    def copy_run() -> None:
+        block, first, end = run
+        a, b = block.starts[first], block.starts[end]
+        index_parts.append(block.cols[a:b])
+        data_parts.append(block.counts[a:b])
+        lengths.extend(np.diff(block.starts[first : end + 1]).tolist())
+        run.clear()
+
     for row in rows:
+        if isinstance(row, tuple) and isinstance(row[0], TermBlock):
+            block, k = row
+            if run and run[0] is block and run[2] == k:
+                run[2] = k + 1
+                continue
+            if run:
+                copy_run()
+            run.extend((block, k, k + 1))
+            continue
+        if run:
+            copy_run()
         if isinstance(row, int):
             assert previous is not None
             start, end = previous.matrix.indptr[row], previous.matrix.indptr[row + 1]
@@ -162,14 +214,17 @@ def build_term_index(
             cols, vals = cols[order], vals[order]
         index_parts.append(cols)
         data_parts.append(vals)
-        total += len(cols)
-        indptr.append(total)
+        lengths.append(len(cols))
+    if run:
+        copy_run()
+    indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(lengths, dtype=np.int64), out=indptr[1:])
     indices = np.concatenate(index_parts) if index_parts else np.empty(0, dtype=np.int32)
     data = np.concatenate(data_parts) if data_parts else np.empty(0, dtype=np.float32)
     matrix = CSR(
-        np.asarray(indptr, dtype=np.int64),
+        indptr,
         indices.astype(np.int32, copy=False),
         data.astype(np.float32, copy=False),
-        (len(rows), len(vocab.terms)),
+        (len(lengths), len(vocab.terms)),
     )
     return TermIndex(vocab.terms, matrix)
