@@ -7,6 +7,7 @@ edited page replaces just its own row.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -155,16 +156,14 @@ def pack_batch(rows: Sequence[dict[str, int]]) -> PackedRows:
     """Rows of one batch with a batch-local vocabulary, so the parent maps each distinct term
     once per batch instead of once per page (this is what keeps a 100,000-page first read
     from spending its time in dictionary lookups)."""
-    local = Vocab()
-    lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
-    total = int(lengths.sum())
-    ids = np.fromiter(
-        (local.id_of(t) for row in rows for t in row), dtype=np.int32, count=total
-    )
-    counts = np.fromiter(
-        (n for row in rows for n in row.values()), dtype=np.float32, count=total
-    )
-    return local.terms, lengths, ids, counts
+    chain = itertools.chain.from_iterable
+    local: dict[str, int] = dict.fromkeys(chain(rows), 0)  # the terms, in order of first use
+    for i, term in enumerate(local):
+        local[term] = i
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    ids = np.array(list(map(local.__getitem__, chain(rows))), dtype=np.int32)
+    counts = np.array(list(chain(map(dict.values, rows))), dtype=np.float32)
+    return list(local), lengths, ids, counts
 
 
 def build_term_index(
