@@ -7,7 +7,7 @@ For each size, a generated vault (`bench/make_vault.py ROOT/vN --pages N`, made 
 reused), then, each in fresh processes so nothing is shared with this one:
 
 - `bench/open_times.py`: first open with an empty cache (wall, peak memory of the parent and of
-  the workers), warm open, memory when the retrieval indexes are ready, cache size on disk;
+  the workers), warm open, memory once the first question is answered, cache size on disk;
 - `bench/retrieval_speed.py --no-ppr`: cascade latency p50 / p95 over the vault's generated
   questions (warm, one process).
 

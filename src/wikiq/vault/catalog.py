@@ -32,6 +32,7 @@ from wikiq.vault.terms import (
     FieldTerms,
     PackedRows,
     TermBlock,
+    TermBuffer,
     TermIndex,
     TermRow,
     Vocab,
@@ -422,6 +423,7 @@ def _read_pages(
         from concurrent.futures import ProcessPoolExecutor
 
         settle_prefetch()  # the pool forks: no cache read may be half-done in a thread
+        buffers = {name: TermBuffer(expected_rows=total) for name in TERM_FIELDS}
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0
@@ -430,7 +432,7 @@ def _read_pages(
                 ):
                     # Map each batch's distinct terms to columns once, then whole arrays.
                     blocks = {
-                        name: TermBlock.from_packed(packed, vocabs[name])
+                        name: TermBlock.from_packed(packed, vocabs[name], buffers[name])
                         for name, packed in fields.items()
                     }
                     for k, ((f, _, _), page) in enumerate(zip(batch, pages, strict=True)):

@@ -116,27 +116,64 @@ class Vocab:
         return np.fromiter((self.id_of(t) for t in terms), dtype=np.int32, count=len(terms))
 
 
+class TermBuffer:
+    """One field's counts of every batch a first read brings, end to end in two growing
+    arrays. When the pages are all new, the finished matrix is these arrays themselves:
+    no second copy of a million pages' counts (1.25 GB) is made to join the batches."""
+
+    def __init__(self, expected_rows: int = 0) -> None:
+        self.expected_rows = expected_rows
+        self.rows = 0
+        self.size = 0
+        self.cols = np.empty(0, dtype=np.int32)
+        self.counts = np.empty(0, dtype=np.float32)
+
+    def append(self, cols: np.ndarray, counts: np.ndarray, rows: int) -> int:
+        """Add one batch's entries; returns where they start."""
+        start, end = self.size, self.size + len(cols)
+        if end > len(self.cols):
+            # Room for the rows still to come at this batch's density, and a quarter more:
+            # memory never written is never taken, so a generous guess costs nothing.
+            per_row = end / max(self.rows + rows, 1)
+            guess = int(per_row * max(self.expected_rows, self.rows + rows) * 1.25)
+            self._grow(max(end, guess, 2 * len(self.cols)))
+        self.cols[start:end] = cols
+        self.counts[start:end] = counts
+        self.size = end
+        self.rows += rows
+        return start
+
+    def _grow(self, capacity: int) -> None:
+        cols = np.empty(capacity, dtype=np.int32)
+        counts = np.empty(capacity, dtype=np.float32)
+        cols[: self.size] = self.cols[: self.size]
+        counts[: self.size] = self.counts[: self.size]
+        self.cols, self.counts = cols, counts
+
+
 @dataclass(frozen=True)
 class TermBlock:
     """The counts of one batch of consecutive pages, as a worker read them and the parent
-    mapped them: row k's columns (shared-vocabulary numbers, ascending) and counts are
-    `cols[starts[k]:starts[k + 1]]` and `counts[...]`. A million pages arrive as 2,000 blocks
-    rather than four million small arrays (their headers alone were ~0.4 GB)."""
+    mapped them into a `TermBuffer`: row k's columns (shared-vocabulary numbers, ascending)
+    and counts are `buffer.cols[starts[k]:starts[k + 1]]` and `buffer.counts[...]`. A million
+    pages arrive as 2,000 blocks rather than four million small arrays (their headers alone
+    were ~0.4 GB)."""
 
-    starts: np.ndarray  # int64, one more than the rows
-    cols: np.ndarray  # int32
-    counts: np.ndarray  # float32
+    buffer: TermBuffer
+    starts: np.ndarray  # int64, one more than the rows: places in the buffer
 
     @classmethod
-    def from_packed(cls, packed: PackedRows, vocab: Vocab) -> TermBlock:
-        """A worker's packed rows, their batch-local term numbers mapped into `vocab`."""
+    def from_packed(cls, packed: PackedRows, vocab: Vocab, buffer: TermBuffer) -> TermBlock:
+        """A worker's packed rows, their batch-local term numbers mapped into `vocab`,
+        appended to `buffer`."""
         terms, lengths, local, counts = packed
         cols = vocab.ids_of(terms)[local]
         rows = np.repeat(np.arange(len(lengths)), lengths)
         order = np.lexsort((cols, rows))  # each row's columns ascending, rows in order
-        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=starts[1:])  # `lengths` is int64: see `pack_batch`
-        return cls(starts, cols[order], counts[order])
+        start = buffer.append(cols[order], counts[order], len(lengths))
+        starts = np.full(len(lengths) + 1, start, dtype=np.int64)
+        starts[1:] += np.cumsum(lengths)  # `lengths` is int64: see `pack_batch`
+        return cls(buffer, starts)
 
     def __len__(self) -> int:
         return len(self.starts) - 1
@@ -175,15 +212,17 @@ def build_term_index(
     if vocab is None:
         vocab = Vocab(previous.vocab if previous is not None else ())
     lengths: list[int] = []
-    index_parts: list[np.ndarray] = []
-    data_parts: list[np.ndarray] = []
+    # Pieces of the matrix in row order: (array, start, end); pieces of a `TermBuffer` that
+    # follow each other there are joined without copying (see `_joined`).
+    index_parts: list[tuple[np.ndarray, int, int]] = []
+    data_parts: list[tuple[np.ndarray, int, int]] = []
     run: list[Any] = []  # [block, first row, end row] of consecutive rows of one block
 
     def copy_run() -> None:
         block, first, end = run
-        a, b = block.starts[first], block.starts[end]
-        index_parts.append(block.cols[a:b])
-        data_parts.append(block.counts[a:b])
+        a, b = int(block.starts[first]), int(block.starts[end])
+        index_parts.append((block.buffer.cols, a, b))
+        data_parts.append((block.buffer.counts, a, b))
         lengths.extend(np.diff(block.starts[first : end + 1]).tolist())
         run.clear()
 
@@ -211,19 +250,34 @@ def build_term_index(
                 cols, vals = row
             order = np.argsort(cols, kind="stable")
             cols, vals = cols[order], vals[order]
-        index_parts.append(cols)
-        data_parts.append(vals)
+        index_parts.append((cols, 0, len(cols)))
+        data_parts.append((vals, 0, len(vals)))
         lengths.append(len(cols))
     if run:
         copy_run()
     indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(np.asarray(lengths, dtype=np.int64), out=indptr[1:])
-    indices = np.concatenate(index_parts) if index_parts else np.empty(0, dtype=np.int32)
-    data = np.concatenate(data_parts) if data_parts else np.empty(0, dtype=np.float32)
     matrix = CSR(
         indptr,
-        indices.astype(np.int32, copy=False),
-        data.astype(np.float32, copy=False),
+        _joined(index_parts, np.int32),
+        _joined(data_parts, np.float32),
         (len(lengths), len(vocab.terms)),
     )
     return TermIndex(vocab.terms, matrix)
+
+
+def _joined(parts: Sequence[tuple[np.ndarray, int, int]], dtype: type) -> np.ndarray:
+    """The pieces end to end: a view of their array when they are one stretch of it (a first
+    read's `TermBuffer`), else a new array."""
+    merged: list[tuple[np.ndarray, int, int]] = []
+    for array, a, b in parts:
+        if merged and merged[-1][0] is array and merged[-1][2] == a:
+            merged[-1] = (array, merged[-1][1], b)
+        else:
+            merged.append((array, a, b))
+    if len(merged) == 1:
+        array, a, b = merged[0]
+        return array[a:b].astype(dtype, copy=False)
+    if not merged:
+        return np.empty(0, dtype=dtype)
+    return np.concatenate([array[a:b] for array, a, b in merged]).astype(dtype, copy=False)

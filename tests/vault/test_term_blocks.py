@@ -1,0 +1,78 @@
+"""Term counts that arrive from worker processes in batches: the same matrix as page by page."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wikiq.vault.terms import TermBlock, TermBuffer, Vocab, build_term_index, pack_batch
+
+PAGES = [
+    {"moon": 2, "orbit": 1},
+    {"comet": 3},
+    {},
+    {"orbit": 4, "dust": 1, "comet": 1},
+    {"moon": 1, "tide": 2},
+    {"dust": 5},
+]
+
+
+def _blocks(batches: list[list[dict[str, int]]], buffer: TermBuffer, vocab: Vocab) -> list:
+    rows = []
+    for batch in batches:
+        block = TermBlock.from_packed(pack_batch(batch), vocab, buffer)
+        rows += [(block, k) for k in range(len(batch))]
+    return rows
+
+
+def _same(got, want) -> None:  # type: ignore[no-untyped-def]
+    assert got.vocab == want.vocab
+    for a, b in zip(
+        (got.matrix.indptr, got.matrix.indices, got.matrix.data),
+        (want.matrix.indptr, want.matrix.indices, want.matrix.data),
+        strict=True,
+    ):
+        assert np.array_equal(a, b)
+
+
+def test_batches_give_the_matrix_page_by_page_reading_gives() -> None:
+    want = build_term_index(PAGES)
+    vocab = Vocab()
+    buffer = TermBuffer(expected_rows=len(PAGES))
+    got = build_term_index(_blocks([PAGES[:2], PAGES[2:5], PAGES[5:]], buffer, vocab), None, vocab)
+    _same(got, want)
+    assert got.row(3) == {"orbit": 4, "dust": 1, "comet": 1}
+
+
+def test_a_first_read_keeps_the_buffer_as_the_matrix_without_a_copy() -> None:
+    vocab = Vocab()
+    buffer = TermBuffer(expected_rows=len(PAGES))
+    got = build_term_index(_blocks([PAGES[:3], PAGES[3:]], buffer, vocab), None, vocab)
+    assert np.shares_memory(got.matrix.indices, buffer.cols)
+    assert np.shares_memory(got.matrix.data, buffer.counts)
+
+
+def test_a_buffer_that_outgrows_its_guess_loses_nothing() -> None:
+    # The first batch is sparse and the guess is for two pages: later batches must grow it.
+    vocab = Vocab()
+    buffer = TermBuffer(expected_rows=2)
+    got = build_term_index(
+        _blocks([PAGES[2:3], PAGES[:2], PAGES[3:]], buffer, vocab), None, vocab
+    )
+    _same(got, build_term_index([PAGES[2], *PAGES[:2], *PAGES[3:]]))
+
+
+def test_block_rows_mixed_with_kept_and_new_rows_stay_in_page_order() -> None:
+    old = build_term_index(PAGES)
+    vocab = Vocab(old.vocab)
+    buffer = TermBuffer(expected_rows=2)
+    block = TermBlock.from_packed(pack_batch([{"nebula": 2}, {"moon": 7}]), vocab, buffer)
+    rows = [0, (block, 0), {"quasar": 1}, 3, (block, 1), 5]
+    got = build_term_index(rows, old, vocab)
+    assert [got.row(i) for i in range(6)] == [
+        PAGES[0],
+        {"nebula": 2},
+        {"quasar": 1},
+        PAGES[3],
+        {"moon": 7},
+        PAGES[5],
+    ]
