@@ -55,9 +55,7 @@ def test_a_buffer_that_outgrows_its_guess_loses_nothing() -> None:
     # The first batch is sparse and the guess is for two pages: later batches must grow it.
     vocab = Vocab()
     buffer = TermBuffer(expected_rows=2)
-    got = build_term_index(
-        _blocks([PAGES[2:3], PAGES[:2], PAGES[3:]], buffer, vocab), None, vocab
-    )
+    got = build_term_index(_blocks([PAGES[2:3], PAGES[:2], PAGES[3:]], buffer, vocab), None, vocab)
     _same(got, build_term_index([PAGES[2], *PAGES[:2], *PAGES[3:]]))
 
 
