@@ -17,7 +17,7 @@ import os
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +30,21 @@ _MANIFEST = "manifest"
 
 
 class _Encoder:
-    def __init__(self, classes: dict[str, type]) -> None:
+    """Turns a value into the manifest, handing each array to `write` as it is met: the
+    arrays made here (strings joined into one text) are written and let go one at a time
+    rather than held until the end (1M pages: ~1 GB less at the first open's peak)."""
+
+    def __init__(self, classes: dict[str, type], write: Callable[[str, np.ndarray], None]) -> None:
         self.names = {cls: name for name, cls in classes.items()}
-        self.arrays: dict[str, np.ndarray] = {}
+        self.write = write
+        self.count = 0
 
     def array(self, value: np.ndarray) -> str:
-        key = f"a{len(self.arrays)}"
+        key = f"a{self.count}"
         if value.dtype == object:
             raise TypeError("object arrays cannot be stored without pickle")
-        self.arrays[key] = np.ascontiguousarray(value)
+        self.count += 1
+        self.write(key, np.ascontiguousarray(value))
         return key
 
     def strings(self, values: list[str]) -> dict[str, Any]:
@@ -278,20 +284,34 @@ def _plain(values: list[Any]) -> bool:
 
 def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
     """Write `value` atomically (numbers, strings, lists, tuples, dicts with string keys,
-    numpy arrays, `CSR` matrices and instances of `classes`); False when it cannot be."""
-    encoder = _Encoder({cls.__name__: cls for cls in classes})
-    try:
-        manifest = json.dumps(encoder.encode(value), ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return False
-    arrays = {**encoder.arrays, _MANIFEST: np.frombuffer(manifest.encode("utf-8"), np.uint8)}
+    numpy arrays, `CSR` matrices and instances of `classes`); False when it cannot be.
+
+    The file is an `.npz` as `np.savez` writes it (one stored member per array, the JSON
+    manifest last), written member by member."""
+    import zipfile
+
     _reads.pop(path, None)  # read before this write: the next load reads the new file
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
+            with (
+                os.fdopen(fd, "wb") as fh,
+                zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED) as archive,
+            ):
+
+                def write(key: str, array: np.ndarray) -> None:
+                    # As np.savez writes a member (zip64 always: numpy gh-10776).
+                    with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, array, allow_pickle=False)
+
+                encoder = _Encoder({cls.__name__: cls for cls in classes}, write)
+                try:
+                    manifest = encoder.encode(value)
+                except (TypeError, ValueError):
+                    return False
+                text = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
+                write(_MANIFEST, np.frombuffer(text.encode("utf-8"), np.uint8))
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
