@@ -38,7 +38,9 @@ class _Payload:
         return (Path.write_text, (self.marker, "ran"))
 
 
-def test_a_crafted_pickle_in_the_cache_folder_is_never_run(make_vault: VaultFactory, tmp_path: Path) -> None:
+def test_a_crafted_pickle_in_the_cache_folder_is_never_run(
+    make_vault: VaultFactory, tmp_path: Path
+) -> None:
     vault = make_vault(PAGES)
     first = open_catalog(locate_vault(vault))
     assert first.cache_file is not None
@@ -109,3 +111,15 @@ def test_many_strings_round_trip_and_a_separator_inside_one_stays_json(tmp_path:
     odd = [*words, "has\x00nul"]
     assert store.save(path, {"words": odd})
     assert store.load(path) == {"words": odd}
+
+
+def test_a_column_longer_than_one_written_piece_comes_back_whole(tmp_path: Path) -> None:
+    # Strings are encoded and written a slice at a time: the joins between slices must hold,
+    # empty strings at the edges included, and numpy must read the member as it reads np.savez's.
+    path = tmp_path / "long.npz"
+    words = [f"页{i}" if i % 9 else "" for i in range(150_001)]
+    assert store.save(path, {"words": words})
+    assert store.load(path) == {"words": words}
+    with np.load(path) as raw:
+        texts = [raw[k] for k in raw.files if k != "manifest"]
+    assert [t.tobytes() for t in texts] == ["\x00".join(words).encode("utf-8")]

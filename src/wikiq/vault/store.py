@@ -27,6 +27,8 @@ from wikiq.sparse import CSR
 from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
+# What one member of a file holds: an array, or the bytes of a uint8 array in pieces.
+Member = np.ndarray | list[bytes]
 
 
 class _Encoder:
@@ -34,24 +36,32 @@ class _Encoder:
     arrays made here (strings joined into one text) are written and let go one at a time
     rather than held until the end (1M pages: ~1 GB less at the first open's peak)."""
 
-    def __init__(self, classes: dict[str, type], write: Callable[[str, np.ndarray], None]) -> None:
+    def __init__(self, classes: dict[str, type], write: Callable[[str, Member], None]) -> None:
         self.names = {cls: name for name, cls in classes.items()}
         self.write = write
         self.count = 0
 
-    def array(self, value: np.ndarray) -> str:
+    def array(self, value: np.ndarray | list[bytes]) -> str:
         key = f"a{self.count}"
-        if value.dtype == object:
-            raise TypeError("object arrays cannot be stored without pickle")
+        if isinstance(value, np.ndarray):
+            if value.dtype == object:
+                raise TypeError("object arrays cannot be stored without pickle")
+            value = np.ascontiguousarray(value)
         self.count += 1
-        self.write(key, np.ascontiguousarray(value))
+        self.write(key, value)
         return key
 
     def strings(self, values: list[str]) -> dict[str, Any]:
         """Many strings as one UTF-8 text split by NUL: read back by one `split`, several times
         faster than parsing them out of the JSON manifest (vocabularies, page fields)."""
-        text = np.frombuffer(_SEP.join(values).encode("utf-8"), np.uint8)
-        return {"__strs__": self.array(text), "n": len(values)}
+        # Encoded a slice at a time: the whole text never exists twice (as str and as bytes).
+        step = 1 << 16
+        pieces: list[bytes] = []
+        for start in range(0, len(values), step):
+            if start:
+                pieces.append(_SEP_BYTES)
+            pieces.append(_SEP.join(values[start : start + step]).encode("utf-8"))
+        return {"__strs__": self.array(pieces), "n": len(values)}
 
     def encode(self, v: Any) -> Any:
         if v is None or isinstance(v, bool | int | float | str):
@@ -268,6 +278,7 @@ _SCALARS = (str, int, float, bool, type(None))
 # holding the separator stays JSON.
 _MANY = 8
 _SEP = "\x00"
+_SEP_BYTES = _SEP.encode()
 
 
 def _plain(values: list[Any]) -> bool:
@@ -300,10 +311,18 @@ def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
                 zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED) as archive,
             ):
 
-                def write(key: str, array: np.ndarray) -> None:
+                def write(key: str, value: Member) -> None:
                     # As np.savez writes a member (zip64 always: numpy gh-10776).
                     with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, array, allow_pickle=False)
+                        if isinstance(value, np.ndarray):
+                            np.lib.format.write_array(member, value, allow_pickle=False)
+                            return
+                        # Bytes in pieces: the uint8 array they make, written piece by piece.
+                        header = {"descr": "|u1", "fortran_order": False}
+                        header["shape"] = (sum(map(len, value)),)
+                        np.lib.format.write_array_header_1_0(member, header)
+                        for piece in value:
+                            member.write(piece)
 
                 encoder = _Encoder({cls.__name__: cls for cls in classes}, write)
                 try:
