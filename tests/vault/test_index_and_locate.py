@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.config import load_config
 from wikiq.errors import NO_VAULT_MESSAGE, ConfigError, EmptyWiki, NoVaultConfigured, VaultNotFound
-from wikiq.vault.index_file import is_empty_index, parse_index
+from wikiq.vault.index_file import index_entries, is_empty_index, parse_index
 from wikiq.vault.locate import locate_vault
 from wikiq.wiring import locate
 
@@ -181,3 +181,30 @@ def test_explicit_wiki_folder_that_does_not_exist_is_reported(make_vault: VaultF
     with pytest.raises(VaultNotFound) as err:
         locate_vault(vault, "kb")
     assert "'kb'" in str(err.value)
+
+
+def test_index_read_from_the_file_as_it_goes_gives_the_entries_of_its_whole_text(
+    tmp_path: Path,
+) -> None:
+    # The catalog parses index.md line by line from the open file; the lines, their numbers
+    # and the entries must be those of the whole text, whatever ends its lines.
+    raw = (
+        "\ufeff# Index\r\n\r\n- [[entities/moon|moon]] `aliases: Luna` - The Moon.\r\n"
+        "- [[concepts/orbit]] - path\u2028- [[concepts/tide]] - after a line separator\n"
+        "junk \x85- [[entities/x|x]]\r- [[entities/bad\xff]] - odd byte\n- [[last.md]]"
+    ).encode("utf-8", "surrogateescape")
+    raw = raw.replace(b"bad\xc3\xbf", b"bad\xff")  # one byte that is not UTF-8
+    path = tmp_path / "index.md"
+    path.write_bytes(raw)
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        streamed = list(index_entries(lines))
+    whole = parse_index(raw.decode("utf-8", errors="replace"))
+    assert streamed == whole
+    assert [(e.path, e.line) for e in whole] == [
+        ("entities/moon", 3),
+        ("concepts/orbit", 4),
+        ("concepts/tide", 5),
+        ("entities/x", 7),
+        ("entities/bad\ufffd", 8),
+        ("last", 9),
+    ]

@@ -10,7 +10,7 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +19,7 @@ import numpy as np
 
 from wikiq.sparse import CSR
 from wikiq.vault import cache as catalog_cache
-from wikiq.vault.index_file import IndexEntry, parse_index
+from wikiq.vault.index_file import IndexEntry, index_entries
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
@@ -465,17 +465,18 @@ def _share_strings(page: Page) -> None:
     page.source_links = tuple(map(sys.intern, page.source_links))
 
 
-def _read_index(location: VaultLocation) -> list[IndexEntry]:
+def _read_index(location: VaultLocation) -> Iterator[IndexEntry]:
+    """index.md's page lines, parsed as the file is read (none when it cannot be read)."""
     if location.index_path is None:
-        return []
+        return
     try:
-        text = location.index_path.read_bytes().decode("utf-8", errors="replace")
+        with open(location.index_path, encoding="utf-8", errors="replace") as lines:
+            yield from index_entries(lines)
     except OSError:
-        return []
-    return parse_index(text)
+        return
 
 
-def _apply_index(pages: list[Page], entries: list[IndexEntry]) -> list[str]:
+def _apply_index(pages: list[Page], entries: Iterable[IndexEntry]) -> list[str]:
     """Mark pages listed in index.md and merge the index's aliases; return entries with no page."""
     by_path = {p.path: p for p in pages}
     by_name: dict[str, Page] = {}

@@ -8,6 +8,7 @@ Headings and other lines are ignored, so localised headings (`## 实体`) need n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Same shape as the plugin's regex, so any line it reads we read identically.
@@ -27,20 +28,31 @@ class IndexEntry:
 
 def parse_index(text: str) -> list[IndexEntry]:
     """Every page line of index.md, in file order; malformed lines are skipped."""
-    entries: list[IndexEntry] = []
-    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
-        line = raw.rstrip()
-        if not line.startswith("- [["):
-            continue
-        m = _INDEX_LINE.match(line)
-        if m is None:
-            continue
-        path = m.group(1).strip()
-        if path.endswith(".md"):
-            path = path[:-3]
-        aliases = tuple(a.strip() for a in (m.group(2) or "").split(",") if a.strip())
-        entries.append(IndexEntry(path, aliases, (m.group(3) or "").strip(), number))
-    return entries
+    return list(index_entries(text.splitlines()))
+
+
+def index_entries(lines: Iterable[str]) -> Iterator[IndexEntry]:
+    """The page lines among `lines` (an open index.md, read as it goes: a million pages'
+    index is ~170 MB, and its text, lines and entries were all held at once)."""
+    number = 0
+    for chunk in lines:
+        # A file splits only at \n and \r; `splitlines` also at \x85, \u2028 and the like:
+        # split again so the lines (and their numbers) are those of `text.splitlines()`.
+        for raw in chunk.splitlines() or [""]:
+            number += 1
+            line = raw.rstrip()
+            if number == 1:
+                line = line.lstrip("\ufeff")
+            if not line.startswith("- [["):
+                continue
+            m = _INDEX_LINE.match(line)
+            if m is None:
+                continue
+            path = m.group(1).strip()
+            if path.endswith(".md"):
+                path = path[:-3]
+            aliases = tuple(a.strip() for a in (m.group(2) or "").split(",") if a.strip())
+            yield IndexEntry(path, aliases, (m.group(3) or "").strip(), number)
 
 
 def is_empty_index(text: str) -> bool:
