@@ -34,7 +34,8 @@ Member = np.ndarray | list[bytes]
 class _Encoder:
     """Turns a value into the manifest, handing each array to `write` as it is met: the
     arrays made here (strings joined into one text) are written and let go one at a time
-    rather than held until the end (1M pages: ~1 GB less at the first open's peak)."""
+    rather than held until the end (1M pages: the first open's peak 4.62 -> 3.86 GB, with
+    `strings` below)."""
 
     def __init__(self, classes: dict[str, type], write: Callable[[str, Member], None]) -> None:
         self.names = {cls: name for name, cls in classes.items()}
