@@ -215,6 +215,11 @@ def test_parallel_and_serial_reads_agree(
     for i in range(len(serial.pages)):
         assert parallel.terms.row(i) == serial.terms.row(i)
         assert parallel.field_terms("lead").row(i) == serial.field_terms("lead").row(i)
+    # Pages from the workers share one string per name: a link target is its page's path.
+    by_path = {p.path: p for p in parallel.pages}
+    linking = by_path["entities/p0"]
+    assert linking.links == ("entities/p1",)
+    assert linking.links[0] is by_path["entities/p1"].path
 
 
 def test_pages_read_in_parallel_among_unchanged_ones_keep_their_own_terms(
