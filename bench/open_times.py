@@ -37,6 +37,62 @@ OUT_DIR = BENCH_DIR / "out"
 READY_QUESTION = "how are these notes linked to each other and what do they explain"
 
 
+class TreeMemory:
+    """The largest total memory of this process and its workers, sampled twice a second as
+    PSS (/proc/PID/smaps_rollup): a page shared by the parent and a worker it forked counts
+    once, split between them, where the sum of each process's peak RSS counts it in both.
+    0 where /proc does not tell."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        import threading
+
+        self.peak_kb = 0
+        self._stop = threading.Event()
+        self._every = every
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        return self.peak_kb / 1024
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            self._sample()
+
+    def _sample(self) -> None:
+        total = sum(_pss_kb(pid) for pid in _tree(os.getpid()))
+        self.peak_kb = max(self.peak_kb, total)
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and every process below it (Linux's /proc/PID/task/TID/children)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _child(vault: str, repeat: int, ready: bool, profile: str | None) -> None:
     """Runs in the fresh process: open the catalog, print one JSON line of measurements."""
     t_start = time.perf_counter()
@@ -53,12 +109,14 @@ def _child(vault: str, repeat: int, ready: bool, profile: str | None) -> None:
     # The library's default cache folder is the user's; the folder this run measures is
     # handed in by the parent, as the CLI hands its `cache_dir` setting down.
     cache_dir = Path(os.environ["WIKIQ_CACHE_DIR"])
+    tree = TreeMemory()
     catalog = open_catalog(location, cache_dir=cache_dir)
     if profiler:
         profiler.disable()
     open_s = time.perf_counter() - t0
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     result: dict[str, Any] = {
+        "tree_pss_peak_mb": tree.stop(),
         "import_s": t_imported - t_start,
         "open_s": open_s,
         "open_cpu_s": time.process_time() - c0,
@@ -184,6 +242,7 @@ def measure(
         "cold_pages_per_s": pages / cold_open if cold_open else None,
         "cold_maxrss_mb": max(r["maxrss_mb"] for r in colds),
         "cold_workers_maxrss_mb": max(r["workers_maxrss_mb"] for r in colds),
+        "cold_tree_pss_peak_mb": max(r["tree_pss_peak_mb"] for r in colds),
         "warm_open_s": med(warms, "open_s"),
         "warm_cpu_s": med(warms, "open_cpu_s"),
         "warm_open_all_s": [round(r["open_s"], 4) for r in warms],

@@ -38,6 +38,7 @@ OUT = BENCH_DIR / "out" / "scale.json"
 FIGURES: list[tuple[str, str, str]] = [
     ("first open (empty cache), wall", "cold_open_s", "s"),
     ("peak memory, first open (parent + workers)", "cold_peak_mb", "MB"),
+    ("the same, sampled PSS of the process tree (shared pages once)", "cold_tree_pss_mb", "MB"),
     ("warm open in a fresh process", "warm_open_s", "s"),
     ("memory when ready to answer", "ready_maxrss_mb", "MB"),
     ("cascade latency p50", "p50_ms", "ms"),
@@ -95,6 +96,7 @@ def measure(vault: Path, size: int, args: argparse.Namespace) -> dict[str, Any]:
         "pages": o["pages"],
         "cold_open_s": o["cold_open_s"],
         "cold_peak_mb": o["cold_maxrss_mb"] + o["cold_workers_maxrss_mb"],
+        "cold_tree_pss_mb": o.get("cold_tree_pss_peak_mb", 0.0),
         "warm_open_s": o["warm_open_s"],
         "ready_maxrss_mb": o["ready_maxrss_mb"],
         "p50_ms": c["p50_ms"],
