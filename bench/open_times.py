@@ -180,15 +180,9 @@ def run_child(
 
 def evict_from_os_cache(vault: Path) -> None:
     """Drop the vault's Markdown files from the OS page cache, so the next read is from disk."""
-    for path in vault.rglob("*.md"):
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
+    from wikiq.vault.scan import advise_files
+
+    advise_files(vault.rglob("*.md"), os.POSIX_FADV_DONTNEED)
 
 
 def dir_size(path: Path) -> int:

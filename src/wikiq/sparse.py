@@ -101,6 +101,13 @@ def from_rows(rows: list[np.ndarray], data: list[np.ndarray], n_cols: int) -> CS
     return CSR(indptr, indices, values, (len(rows), n_cols))
 
 
+def positions_in(sorted_values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `wanted` would sit in `sorted_values` (not empty), and whether it is
+    there: a row's columns looked up among a few candidates, or the candidates among a row."""
+    at = np.minimum(np.searchsorted(sorted_values, wanted), len(sorted_values) - 1)
+    return at, sorted_values[at] == wanted
+
+
 def _index_type(largest_dim: int, nnz: int) -> type[np.signedinteger[Any]]:
     """int32 while it fits (scipy's choice too: half the memory of int64)."""
     return np.int32 if max(largest_dim, nnz) < np.iinfo(np.int32).max else np.int64

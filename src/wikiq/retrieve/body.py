@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wikiq.retrieve.topk import best_places, kth_largest
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, positions_in
 from wikiq.vault.terms import TermIndex
 
 K1 = 1.2
@@ -225,12 +225,10 @@ class BodyIndex:
         matched = np.zeros(len(cand))
         for j, (pages, weights) in zip(ids, postings, strict=True):
             if len(pages) < len(cand):  # find the term's pages among the candidates
-                at = np.minimum(np.searchsorted(cand, pages), len(cand) - 1)
-                holds = cand[at] == pages
+                at, holds = positions_in(cand, pages)
                 at, found = at[holds], weights[holds]
             else:  # find the candidates among the term's pages
-                where = np.minimum(np.searchsorted(pages, cand), len(pages) - 1)
-                holds = pages[where] == cand
+                where, holds = positions_in(pages, cand)
                 at, found = np.nonzero(holds)[0], weights[where[holds]]
             scores[at] += found
             matched[at] += self.idf[j]

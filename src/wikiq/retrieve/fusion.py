@@ -15,7 +15,7 @@ import numpy as np
 
 from wikiq.retrieve.settings import FusionWeights
 from wikiq.retrieve.topk import best_reached
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, positions_in
 
 # page, fused score, the signals behind it
 Ranked = list[tuple[int, float, dict[str, float]]]
@@ -60,8 +60,8 @@ def link_signals(
     link_in = np.zeros(len(cand))  # page -> seed
     for page, weight in seeds.items():
         for into, row in ((link_out, graph.row(page)), (link_in, graph_t.row(page))):
-            at = np.minimum(np.searchsorted(cand, row), len(cand) - 1)
-            into[at[cand[at] == row]] += weight
+            at, holds = positions_in(cand, row)
+            into[at[holds]] += weight
     return np.minimum(link_out, 1.0), np.minimum(link_in, 1.0)
 
 

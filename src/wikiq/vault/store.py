@@ -42,7 +42,7 @@ class _Encoder:
         self.write = write
         self.count = 0
 
-    def array(self, value: np.ndarray | list[bytes]) -> str:
+    def array(self, value: Member) -> str:
         key = f"a{self.count}"
         if isinstance(value, np.ndarray):
             if value.dtype == object:
@@ -319,8 +319,8 @@ def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
                             np.lib.format.write_array(member, value, allow_pickle=False)
                             return
                         # Bytes in pieces: the uint8 array they make, written piece by piece.
-                        header = {"descr": "|u1", "fortran_order": False}
-                        header["shape"] = (sum(map(len, value)),)
+                        size = sum(map(len, value))
+                        header = {"descr": "|u1", "fortran_order": False, "shape": (size,)}
                         np.lib.format.write_array_header_1_0(member, header)
                         for piece in value:
                             member.write(piece)

@@ -175,9 +175,6 @@ class TermBlock:
         starts[1:] += np.cumsum(lengths)  # `lengths` is int64: see `pack_batch`
         return cls(buffer, starts)
 
-    def __len__(self) -> int:
-        return len(self.starts) - 1
-
 
 # A page's term counts: a term -> count dict, the row number of an unchanged page in the
 # previous index, (column numbers in the shared vocabulary, counts) already mapped, or row k
