@@ -150,12 +150,28 @@ def test_an_index_of_another_vector_size_is_not_used(
     assert "rebuild" in (source.problem or "")
 
 
+def test_a_question_its_words_clearly_cover_is_not_embedded(
+    vault: Path, fake_model: FakeEmbedder
+) -> None:
+    """Stage 0 is consulted where the words leave doubt; where they clearly cover the
+    question, the answer comes without waiting for the model, and is the same."""
+    wiki = _indexed(vault)
+    plain = Retriever(wiki.catalog).retrieve("gravity and the moon")
+    assert plain.covered == "yes"
+    result = wiki.retriever.retrieve("gravity and the moon")
+    assert fake_model.queries == [] and "semantic" not in result.timings_ms
+    assert [r.path for r in result.results] == [r.path for r in plain.results]
+    assert wiki.retriever.retrieve("cats").results[0].path == "notes/feline-behaviour"
+    assert fake_model.queries == ["cats"], "no word covers 'cats': embedded"
+
+
 def test_semantic_hits_rank_pages_in_fusion_when_words_also_match(
     vault: Path, fake_model: FakeEmbedder
 ) -> None:
+    """With `sem_when_covered`, every question is embedded and Stage 0 joins the fusion."""
     wiki = _indexed(vault)
     plain = Retriever(wiki.catalog).retrieve("gravity and the moon")
-    fused = wiki.retriever.retrieve("gravity and the moon")
+    fused = wiki.retriever.with_settings(sem_when_covered=True).retrieve("gravity and the moon")
     assert fused.arm == plain.arm, "words found the seeds; embeddings only add a signal"
     assert any(r.signals.get("sem", 0.0) > 0 for r in fused.results)
     assert all(r.signals.get("sem", 0.0) == 0.0 for r in plain.results)
@@ -203,8 +219,11 @@ def test_an_unchanged_vault_skips_the_page_by_page_check_and_an_edit_does_not(
     page.write_text("# Canine training\n\nTeaching a canine to sit, and cats to purr.\n")
     edited = Wiki.open(vault)
     assert edited.search("cats").results
+    # The index is checked when it loads: opening the retriever starts that, and a question
+    # its words cover ("cats" is on the edited page now) does not wait for it.
+    assert edited.retriever.semantic is not None and edited.retriever.semantic.load()
     assert checked == [len(edited.catalog.pages)]
-    assert edited.retriever.semantic is not None and edited.retriever.semantic.refreshed == 1
+    assert edited.retriever.semantic.refreshed == 1
 
 
 def test_a_build_that_saves_after_an_edit_it_never_saw_does_not_hide_the_edit(
@@ -219,6 +238,7 @@ def test_a_build_that_saves_after_an_edit_it_never_saw_does_not_hide_the_edit(
     edited = Wiki.open(vault)  # a search reads the vault again
     build_index(before.catalog, FakeEmbedder())  # ...and the build, still on the old catalog, saves
     assert edited.search("kitten").results
-    assert fake_model.passages and "Kittens watch" in fake_model.passages[0]
     semantic = edited.retriever.semantic
-    assert semantic is not None and semantic.refreshed == 1
+    assert semantic is not None and semantic.load()  # loaded in the background, or by now
+    assert fake_model.passages and "Kittens watch" in fake_model.passages[0]
+    assert semantic.refreshed == 1

