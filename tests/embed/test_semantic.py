@@ -4,6 +4,7 @@ and search that goes on when the model cannot be used."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -97,9 +98,10 @@ def test_a_few_edited_pages_are_re_embedded_on_the_first_question(
     wiki = _indexed(vault)
     (vault / "notes/tides.md").write_text("# Tides\n\nKittens watch the sea.\n", encoding="utf-8")
     wiki = Wiki.open(vault)
-    result = wiki.search("kitten")
+    result = wiki.search("cats")  # no word of it on a page: Stage 0 is asked, and loads
     assert fake_model.passages and "Kittens watch" in fake_model.passages[0]
-    assert "notes/tides" in [r.path for r in result.results]
+    assert result.results[0].path == "notes/feline-behaviour"
+    assert wiki.retriever.semantic is not None and wiki.retriever.semantic.refreshed == 1  # type: ignore[attr-defined]
     index = load_index(semantic_module.catalog_index_path(wiki.location, wiki.catalog))
     assert index is not None and index.complete
 
@@ -127,13 +129,14 @@ def test_when_the_model_cannot_be_used_search_goes_on_without_it_and_says_so(
 
     monkeypatch.setattr(semantic_module, "open_embedder", unavailable)
     wiki = _indexed(vault)
+    question = "why do stars explode and masses attract"
     with caplog.at_level(logging.WARNING, logger="wikiq.embed"):
-        # Not bare page names: those skip Stage 0 altogether (they give it no weight).
-        result = wiki.search("why masses attract")
-        wiki.search("a curved path around the moon")
-    plain = Retriever(wiki.catalog).retrieve("why masses attract")
-    assert [r.path for r in result.results] == [r.path for r in plain.results]
-    assert result.results and not result.pure_llm
+        # Questions whose words leave doubt: the ones Stage 0 is asked about.
+        result = wiki.search(question)
+        wiki.search("how high does the sea rise in a storm surge")
+    plain = Retriever(wiki.catalog).retrieve(question)
+    assert result.results and [r.path for r in result.results] == [r.path for r in plain.results]
+    assert result.covered == plain.covered
     warnings = [r for r in caplog.records if "without embeddings" in r.getMessage()]
     assert len(warnings) == 1, "said once, not on every question"
     assert wiki.retriever.semantic is not None
@@ -192,11 +195,35 @@ def test_the_model_is_loading_before_the_first_question(
 
     monkeypatch.setattr(semantic_module, "open_embedder", opening)
     wiki = _indexed(vault)
-    semantic = wiki.retriever.semantic
-    assert semantic is not None
-    assert opened.wait(10), "the model was not loaded until a question came"
-    assert semantic.load() is not None and fake_model.queries == []  # no question asked yet
+    stop = wiki.watch()  # what `serve` and `mcp` do
+    try:
+        semantic = wiki.retriever.semantic
+        assert semantic is not None
+        assert opened.wait(10), "the model was not loaded until a question came"
+        assert semantic.load() is not None and fake_model.queries == []  # no question yet
+        assert wiki.search("cats").results[0].path == "notes/feline-behaviour"
+    finally:
+        stop()
+
+
+def test_a_one_shot_search_its_words_cover_never_loads_the_model(
+    vault: Path, fake_model: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`wikiq search` answers one question: when its words clearly cover it, the model is
+    not loaded at all (it cost a process 0.2 s); a question that needs it loads it then."""
+    opened: list[str] = []
+
+    def opening(*args: object, **kwargs: object) -> FakeEmbedder:
+        opened.append("model")
+        return fake_model
+
+    monkeypatch.setattr(semantic_module, "open_embedder", opening)
+    wiki = _indexed(vault)
+    assert wiki.search("gravity and the moon").results[0].path in {"notes/gravity", "notes/orbit"}
+    time.sleep(0.2)  # a background load, had one started, would have opened the model by now
+    assert opened == []
     assert wiki.search("cats").results[0].path == "notes/feline-behaviour"
+    assert opened == ["model"]
 
 
 def test_an_unchanged_vault_skips_the_page_by_page_check_and_an_edit_does_not(
