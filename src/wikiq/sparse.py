@@ -12,10 +12,13 @@ scipy's `.T.tocsr()`, `matvec` its `@` (tests/test_sparse.py holds them side by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+_CHECK_SLICE = 1 << 24  # columns bounds-checked at a time (64 MB of int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,9 +63,11 @@ class CSR:
         products = self.data[: self.nnz] * x[self.indices[: self.nnz]]
         return np.bincount(self.entry_rows(), weights=products, minlength=self.shape[0])
 
-    def check(self) -> CSR:
+    def check(self, done: Callable[[np.ndarray], None] | None = None) -> CSR:
         """Raise ValueError unless the arrays describe a matrix of this shape (a damaged cache
-        must never index out of bounds or read another row's entries)."""
+        must never index out of bounds or read another row's entries). The columns are
+        checked a slice at a time, each passed to `done` once checked (a memory-mapped cache
+        hands its pages back: the check need not hold a million pages' postings at once)."""
         n_rows, n_cols = self.shape
         ip, ix = self.indptr, self.indices
         if ip.ndim != 1 or ix.ndim != 1 or self.data.ndim != 1 or len(ip) != n_rows + 1:
@@ -73,8 +78,12 @@ class CSR:
             raise ValueError("sparse matrix: row offsets do not cover its entries")
         if len(ip) > 1 and np.any(ip[1:] < ip[:-1]):
             raise ValueError("sparse matrix: row offsets go backwards")
-        if len(ix) and (int(ix.min()) < 0 or int(ix.max()) >= n_cols):
-            raise ValueError("sparse matrix: a column lies outside its shape")
+        for at in range(0, len(ix), _CHECK_SLICE):
+            piece = ix[at : at + _CHECK_SLICE]
+            if int(piece.min()) < 0 or int(piece.max()) >= n_cols:
+                raise ValueError("sparse matrix: a column lies outside its shape")
+            if done is not None:
+                done(piece)
         return self
 
     @classmethod

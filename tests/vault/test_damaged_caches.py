@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import DEMO_VAULT
 from wikiq.config import Config
+from wikiq.vault import store
 from wikiq.vault.cache import CatalogCache
 from wikiq.wiki import Wiki
 
@@ -39,10 +40,18 @@ def _flip_middle(path: Path) -> None:
     path.write_bytes(bytes(raw))
 
 
+@pytest.fixture(params=[False, True], ids=["read", "mapped"])
+def mapped(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Cache files read whole (small vaults) or memory-mapped (large ones: here every file)."""
+    if request.param:
+        monkeypatch.setattr(store, "MAP_FROM_BYTES", 0)
+    return bool(request.param)
+
+
 @pytest.mark.parametrize("ahead", [False, True], ids=["read-on-load", "read-ahead"])
 @pytest.mark.parametrize("name", ["catalog.npz", "retrieval.npz", "notes.npz"])
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])
-def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage, ahead: bool) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage, ahead: bool, mapped: bool) -> None:  # type: ignore[no-untyped-def]
     vault = tmp_path / "vault"
     shutil.copytree(DEMO_VAULT, vault)
     cache = tmp_path / "cache"
@@ -72,3 +81,32 @@ def test_damaged_term_counts_are_read_again_from_the_pages(tmp_path: Path, damag
     store = CatalogCache(again.location, cache)
     kept = store.load_terms(again.built_at)
     assert kept is not None and kept["body"].vocab == fresh.terms.vocab
+
+
+def test_a_mapped_cache_answers_as_a_read_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large vault's cache files are memory-mapped and their pages handed back once checked:
+    every answer is the same as from files read whole."""
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    cache = tmp_path / "cache"
+    fresh = _answers(vault, cache)  # builds and saves the caches
+    read = _answers(vault, cache)
+    monkeypatch.setattr(store, "MAP_FROM_BYTES", 0)
+    assert _answers(vault, cache) == read == fresh
+    assert _answers(vault, cache, ahead=True) == fresh
+
+
+def test_a_mapped_file_with_a_column_out_of_range_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check of a matrix's columns, done a slice at a time on a mapped file, still refuses
+    a file whose CRCs are whole but whose columns point outside the matrix."""
+    from wikiq.sparse import CSR
+
+    monkeypatch.setattr(store, "MAP_FROM_BYTES", 0)
+    good = CSR(np.array([0, 2, 3]), np.array([0, 4, 1], dtype=np.int32), np.ones(3, np.float32), (2, 5))
+    path = tmp_path / "m.npz"
+    assert store.save(path, {"m": good})
+    loaded = store.load(path)
+    assert loaded is not None and np.array_equal(loaded["m"].indices, good.indices)
+    bad = CSR(good.indptr, np.array([0, 5, 1], dtype=np.int32), good.data, (2, 5))
+    assert store.save(path, {"m": bad})
+    assert store.load(path) is None
