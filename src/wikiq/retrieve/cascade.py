@@ -473,12 +473,17 @@ class Retriever:
         t = time.perf_counter()
         limit = max(s.candidates_per_signal, k * 3)
         text = s.mode != "lexical"
+        # The body channel searches every word of the question (and a named page's
+        # synonyms); the text channel only its content words. Both read the one text index.
         terms = ev.terms + self._name_synonyms(ev)
-        body = ix.body.search(terms, limit=limit) if text else BodyHits.empty()
+        body = ix.text.search(terms, limit=limit) if text else BodyHits.empty()
         content = content_terms(ev.terms)
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
         # The text channel always runs: the coverage decision reads it in every mode.
-        text_hits = ix.text.search(content, limit=limit)
+        if text and list(dict.fromkeys(content)) == list(dict.fromkeys(terms)):
+            text_hits = body  # the same words over the same index: the same hits
+        else:
+            text_hits = ix.text.search(content, limit=limit)
         translated = self._translated(question, ev.terms, limit) if text else BodyHits.empty()
         timings["body"] = _ms(t)
 
@@ -615,8 +620,8 @@ class Retriever:
         if s.mode in ("lexical", "body", "no-subject") or not ev.terms:
             return []
         if (
-            ix.body.n_docs < s.subject_min_pages
-            or min(ix.body.share_of(t) for t in ev.terms) < s.subject_share
+            ix.text.n_docs < s.subject_min_pages
+            or min(ix.text.share_of(t) for t in ev.terms) < s.subject_share
         ):
             return []
         sources = np.nonzero(ix.is_source & ~ix.stubs)[0]
@@ -626,7 +631,7 @@ class Retriever:
         ranked = sorted(
             sources.tolist(), key=lambda p: (-coverage.get(p, 0.0), -ix.centrality[p], p)
         )[: s.max_subject_seeds]
-        has = {t: np.isin(ranked, ix.body.pages_with(t)) for t in ev.body.terms}
+        has = {t: np.isin(ranked, ix.text.pages_with(t)) for t in ev.body.terms}
         return [
             self._seed(p, "subject", 1.0, {t: "body" for t in ev.body.terms if has[t][i]})
             for i, p in enumerate(ranked)
