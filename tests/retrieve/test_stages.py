@@ -135,6 +135,42 @@ def test_ppr_rounds_over_reached_pages_equal_rounds_over_the_whole_vault(
     assert np.array_equal(whole, reached)
 
 
+def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A page linked with 4,000 others (an index page, a tag hub) beside a small cluster
+    # around the seed: the walk comes back to the hub with little mass, which it keeps rather
+    # than spreading it over 4,000 links. The values are those of a walk that spreads
+    # everything, to well under the tolerance, for less work.
+    leaves = 4000
+    n = leaves + 6
+    hub, cluster = 0, list(range(leaves + 1, n))
+    rows = [hub] * leaves + [cluster[0]] * 5 + cluster[1:] + cluster[1:]
+    cols = list(range(1, leaves + 1)) + [hub, *cluster[1:]] + [cluster[0]] * 4 + [hub] * 4
+    a = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    a.sum_duplicates()
+    a.data[:] = 1.0
+    graph = walk_graph(CSR.from_scipy(a), "both", 0.5)
+    seeds = {cluster[0]: 1.0}
+    pushed: list[int] = []
+    edges_of = ppr_module._edges_of
+
+    def counting(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        edges, owner = edges_of(indptr, rows)
+        pushed.append(len(edges))
+        return edges, owner
+
+    monkeypatch.setattr(ppr_module, "_edges_of", counting)
+    held = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-6)
+    held_work, pushed[:] = sum(pushed), []
+    monkeypatch.setattr(ppr_module, "HUB_LINKS", 10**9)  # every page spreads all it gets
+    spread = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-6)
+    spread_work = sum(pushed)
+    assert np.abs(held - spread).max() < 1e-7
+    assert list(np.argsort(-held)[:6]) == list(np.argsort(-spread)[:6])
+    assert held_work < spread_work
+
+
 def test_default_tolerance_keeps_every_value_within_its_bound() -> None:
     a = _random_graph(400, 0.01, seed=5)
     graph = walk_graph(a, "both", 0.5)

@@ -23,6 +23,10 @@ SPARSE_ROUND = 256
 # ... in a vault of this many pages or more: below it a pass over the vault costs microseconds
 # and the bookkeeping would cost more (2wiki's 6,119 pages: 0.6 -> 0.9 ms a walk).
 SPARSE_FROM = 50_000
+# A page with more links than this is a hub: it spreads its mass only when each link's share
+# would matter (see personalized_pagerank). No page of the small dev vaults but 13 of
+# ob-wiki's has more; a generated million-page vault has 2,155, one with 142,599 links.
+HUB_LINKS = 256
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,19 @@ def _restart_vector(n: int, seeds: Mapping[int, float]) -> np.ndarray:
     return s / total if total > 0 else s
 
 
+def _restart_seeds(n: int, seeds: Mapping[int, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The restart distribution as (pages in order, their shares): a few seeds, never a
+    vector over the whole vault (at a million pages that alone costs milliseconds)."""
+    weights: dict[int, float] = {}
+    for page, weight in seeds.items():
+        if 0 <= page < n and weight > 0:
+            weights[page] = weights.get(page, 0.0) + weight
+    pages = np.array(sorted(weights), dtype=np.int64)
+    values = np.array([weights[p] for p in pages.tolist()], dtype=np.float64)
+    total = values.sum()
+    return pages, values / total if total > 0 else values
+
+
 def personalized_pagerank(
     graph: WalkGraph,
     seeds: Mapping[int, float],
@@ -86,19 +103,24 @@ def personalized_pagerank(
 
     Computed by residual push (Andersen, Chung and Lang), all active pages at once: work is
     proportional to the neighbourhood the walk actually reaches, not to the vault, and the
-    result is deterministic. Each page's residual ends below `tol`, so every value is within
-    `tol / restart` of the exact solution (`power_iteration` below).
+    result is deterministic. Each page's residual ends below `tol`: what the values miss of
+    the exact solution (`power_iteration` below) is that leftover mass, which is small where
+    the walk goes but adds up at a hub whose thousands of neighbours each keep a little.
     """
     n = graph.size
-    s = _restart_vector(n, seeds)
-    if s.sum() == 0:
-        return s
+    seeds_at, share = _restart_seeds(n, seeds)
+    if len(seeds_at) == 0 or share.sum() == 0:
+        return np.zeros(n)
     fwd = graph.forward
     indptr, indices, data = fwd.indptr, fwd.indices, fwd.data
+    # Zeroed lazily by the OS: only the pages the walk reaches are ever written.
     estimate = np.zeros(n)
-    residual = s.copy()
+    residual = np.zeros(n)
+    residual[seeds_at] = share
+    # Scratch for finding the distinct pages of a round without sorting them; a slot is
+    # always written before it is read, so it needs no clearing.
+    slots = np.empty(n, dtype=np.int64)
     damp = 1.0 - restart
-    seeds_at = np.nonzero(s)[0]
     # Each round touches only the pages that hold mass and their neighbours, never the whole
     # vault: in a million pages a round over every page costs milliseconds, and a walk from
     # two pages reaches a few hundred. The sums are the ones a vault-wide round would make,
@@ -113,25 +135,46 @@ def personalized_pagerank(
         touched = []
         if dead.any():
             # A page with no way out sends its walkers back to the seeds.
-            residual[seeds_at] += spread[dead].sum() * s[seeds_at]
+            residual[seeds_at] += spread[dead].sum() * share
             touched.append(seeds_at)
-        live = active[~dead]
+        # A hub (more than HUB_LINKS links) spreads only mass that would give each of its
+        # neighbours as much as an ordinary page's push can: a hub of 100,000 links otherwise
+        # costs more than the rest of the walk for shares of 1e-9 each. What it holds back
+        # (under tol · restart / HUB_LINKS per neighbour) is dropped; its own share is kept.
+        degree = indptr[active + 1] - indptr[active]
+        spreads = ~dead & (mass * HUB_LINKS > tol * degree)
+        live = active[spreads]
         if len(live):
             edges, owner = _edges_of(indptr, live)
-            weights = data[edges] * spread[~dead][owner]
+            weights = data[edges] * spread[spreads][owner]
             if n >= SPARSE_FROM and len(edges) * SPARSE_ROUND < n:
-                targets, slot = np.unique(indices[edges], return_inverse=True)
-                residual[targets] += np.bincount(slot, weights=weights)
-                touched.append(targets)
+                targets = indices[edges]
+                # Each target's weights summed in edge order, as the vault-wide bincount
+                # sums them (so the same bits), grouped without a sort.
+                distinct, slot = _distinct(targets, slots)
+                residual[distinct] += np.bincount(slot, weights=weights, minlength=len(distinct))
+                touched.append(distinct)
             else:  # the round reaches a good share of the vault: one pass over it is cheaper
                 residual += np.bincount(indices[edges], weights=weights, minlength=n)
                 active = np.nonzero(residual > tol)[0]
                 continue
         if not touched:
             break
-        candidates = np.unique(np.concatenate(touched))
-        active = candidates[residual[candidates] > tol]
+        reached = touched[0] if len(touched) == 1 else _distinct(np.concatenate(touched), slots)[0]
+        # Pages in order, as a vault-wide round finds them, so the next round sums alike.
+        active = np.sort(reached[residual[reached] > tol])
     return estimate
+
+
+def _distinct(values: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (in no particular order) and, for each value, the position of its
+    value among them: np.unique's work without its sort, through a scratch array `slots`
+    indexed by value (the whole vault's pages)."""
+    at = np.arange(len(values))
+    slots[values] = at  # the last occurrence of each value wins its slot
+    distinct = values[slots[values] == at]
+    slots[distinct] = np.arange(len(distinct))
+    return distinct, slots[values]
 
 
 def _edges_of(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
