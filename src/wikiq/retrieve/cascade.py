@@ -473,14 +473,16 @@ class Retriever:
         t = time.perf_counter()
         limit = max(s.candidates_per_signal, k * 3)
         text = s.mode != "lexical"
-        # The body channel searches every word of the question (and a named page's
-        # synonyms); the text channel only its content words. Both read the one text index.
-        terms = ev.terms + self._name_synonyms(ev)
-        body = ix.text.search(terms, limit=limit) if text else BodyHits.empty()
+        # The body channel searches the question's content words and a named page's synonyms;
+        # the text channel the content words alone. Both read the one text index, so without
+        # synonyms one search serves both. (The body channel used to search the question's
+        # scaffolding words too: every dev set identical without them, docs/BENCHMARKS.md.)
         content = content_terms(ev.terms)
+        terms = content + self._name_synonyms(ev)
+        body = ix.text.search(terms, limit=limit) if text else BodyHits.empty()
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
         # The text channel always runs: the coverage decision reads it in every mode.
-        if text and list(dict.fromkeys(content)) == list(dict.fromkeys(terms)):
+        if text and len(terms) == len(content):
             text_hits = body  # the same words over the same index: the same hits
         else:
             text_hits = ix.text.search(content, limit=limit)
