@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from wikiq.retrieve.body import K1, BodyIndex
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, distinct_values
 from wikiq.vault import store
 from wikiq.vault.terms import TermIndex
 
@@ -107,3 +107,18 @@ def test_a_stored_matrix_comes_back_the_same(tmp_path: Path) -> None:
     assert back.shape == m.shape
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(back, name), getattr(m, name))
+
+
+def test_distinct_values_are_uniques_with_their_slots() -> None:
+    # The walk's pushes group a round's targets this way instead of sorting them.
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 500, size=2000)
+    scratch = np.empty(500, dtype=np.int64)
+    distinct, slot = distinct_values(values, scratch)
+    assert sorted(distinct.tolist()) == np.unique(values).tolist()
+    assert np.array_equal(distinct[slot], values)
+    # Sums by slot are the sums by value, each added in the order the values came.
+    weights = rng.random(2000)
+    by_slot = np.bincount(slot, weights=weights, minlength=len(distinct))
+    by_value = np.bincount(values, weights=weights, minlength=500)
+    assert np.array_equal(by_slot, by_value[distinct])

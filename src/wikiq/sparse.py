@@ -117,6 +117,18 @@ def positions_in(sorted_values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndar
     return at, sorted_values[at] == wanted
 
 
+def distinct_values(values: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `values` (page numbers, in no particular order) and, for each
+    value, the position of its value among them: np.unique's work without its sort, through a
+    scratch array `slots` indexed by value (as long as the vault; never cleared, since every
+    slot read here was written here first)."""
+    at = np.arange(len(values))
+    slots[values] = at  # one occurrence of each value wins its slot, whichever
+    distinct = values[slots[values] == at]
+    slots[distinct] = np.arange(len(distinct))
+    return distinct, slots[values]
+
+
 def _index_type(largest_dim: int, nnz: int) -> type[np.signedinteger[Any]]:
     """int32 while it fits (scipy's choice too: half the memory of int64)."""
     return np.int32 if max(largest_dim, nnz) < np.iinfo(np.int32).max else np.int64

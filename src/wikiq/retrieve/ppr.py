@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, distinct_values
 
 Direction = Literal["out", "in", "both"]
 
@@ -151,7 +151,7 @@ def personalized_pagerank(
                 targets = indices[edges]
                 # Each target's weights summed in edge order, as the vault-wide bincount
                 # sums them (so the same bits), grouped without a sort.
-                distinct, slot = _distinct(targets, slots)
+                distinct, slot = distinct_values(targets, slots)
                 residual[distinct] += np.bincount(slot, weights=weights, minlength=len(distinct))
                 touched.append(distinct)
             else:  # the round reaches a good share of the vault: one pass over it is cheaper
@@ -160,21 +160,10 @@ def personalized_pagerank(
                 continue
         if not touched:
             break
-        reached = touched[0] if len(touched) == 1 else _distinct(np.concatenate(touched), slots)[0]
+        reached = touched[0] if len(touched) == 1 else distinct_values(np.concatenate(touched), slots)[0]
         # Pages in order, as a vault-wide round finds them, so the next round sums alike.
         active = np.sort(reached[residual[reached] > tol])
     return estimate
-
-
-def _distinct(values: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values (in no particular order) and, for each value, the position of its
-    value among them: np.unique's work without its sort, through a scratch array `slots`
-    indexed by value (the whole vault's pages)."""
-    at = np.arange(len(values))
-    slots[values] = at  # the last occurrence of each value wins its slot
-    distinct = values[slots[values] == at]
-    slots[distinct] = np.arange(len(distinct))
-    return distinct, slots[values]
 
 
 def _edges_of(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
