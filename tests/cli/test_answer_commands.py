@@ -245,7 +245,9 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ctrl_c_stops_a_streaming_answer_cleanly(fake_llm: FakeLLM, tmp_path: Path) -> None:
     pieces = ["Neil ", "Armstrong ", "was ", "the ", "first ", "person ", "to ", "walk."]
-    reply = Reply.text(chunks=pieces, delay=0.4)
+    # A second between pieces: on a loaded machine the reader can lag the answer by seconds,
+    # and the interrupt must still land before the last piece.
+    reply = Reply.text(chunks=pieces, delay=1.0)
     fake_llm.script(reply)
     env = {
         **os.environ,
