@@ -47,6 +47,48 @@ def test_a_title_inside_a_question_is_a_full_name_match(make_catalog: CatalogFac
     assert other.name_coverage < 0.6 and other.score < best.score
 
 
+def test_a_name_search_over_many_names_keeps_the_same_best_page_names(
+    make_catalog: CatalogFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A search that hits very many names sorts only the best of them; pages with several
+    # names (aliases) and tied scores must come out exactly as when every name is sorted.
+    import wikiq.retrieve.names as names_module
+
+    def words(i: int) -> str:  # pages of one group share their names' other words
+        return "".join(f" w{k}" for k in range(i % 5))
+
+    pages = {
+        f"concepts/orbit-{i}": page(
+            "Orbit transfer" + words(i),
+            "x",
+            aliases=("Transfer orbit path" + words(i), "Orbit path" + words(i)),
+        )
+        for i in range(60)
+    }
+    names = NameIndex(make_catalog(pages))
+    question = name_features("which orbit transfer path do I want")
+    sorts: list[int] = []
+    first_per_page = NameIndex._first_per_page
+
+    def counted(self: NameIndex, *args: np.ndarray) -> np.ndarray:
+        sorts.append(len(args[2]))
+        return first_per_page(self, *args)
+
+    monkeypatch.setattr(NameIndex, "_first_per_page", counted)
+    head_only = fell_back = 0
+    for limit in (1, 5, 12, 20, 40, 200):
+        monkeypatch.setattr(names_module, "HEAD_FROM", 10**9)
+        every = names.match(question, limit=limit)
+        monkeypatch.setattr(names_module, "HEAD_FROM", 0)
+        monkeypatch.setattr(names_module, "HEAD_NAMES_PER_PAGE", 1)
+        sorts.clear()
+        head = names.match(question, limit=limit)
+        head_only += len(sorts) == 1 and sorts[0] < 90
+        fell_back += len(sorts) == 2
+        assert head == every and len(every) == min(limit, 60)
+    assert head_only and fell_back  # both ways were taken
+
+
 def test_alias_hits_count_slightly_less_than_title_hits(make_catalog: CatalogFactory) -> None:
     catalog = make_catalog({
         "concepts/gravity-assist": page("Gravity assist", "x", aliases=("slingshot",)),

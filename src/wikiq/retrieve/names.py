@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wikiq.sparse import CSR
+from wikiq.retrieve.topk import kth_largest
+from wikiq.sparse import CSR, distinct_values
 from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
@@ -72,6 +73,13 @@ class NameMatch:
     field: str  # "title" or "alias"
     name: str  # the matching title or alias as written
     matched: tuple[str, ...]  # the features that matched
+
+
+# A name search that hits more than HEAD_FROM names (a common word is in a good share of a
+# million names) sorts only its best ones, this many per page asked for, when those already
+# hold enough pages. Below it, sorting them all costs less than choosing the best.
+HEAD_FROM = 20_000
+HEAD_NAMES_PER_PAGE = 4
 
 
 class NameIndex:
@@ -181,6 +189,24 @@ class NameIndex:
         weight = sum(self.feature_weight(f) for f in covered)
         return min(weight / query_weight, 1.0) if query_weight > 0 else 0.0
 
+    def _best_per_page(self, hit_names: np.ndarray, score: np.ndarray, limit: int) -> np.ndarray:
+        """Positions (in `hit_names`) of each page's best name, best first, at most `limit`:
+        names ordered by score (ties by name number), each page's first name kept. Only the
+        best names are sorted when they already hold `limit` pages: they are the head of the
+        whole order, since every name scoring as much as the last of them is among them."""
+        if limit > 0 and len(score) > max(HEAD_FROM, HEAD_NAMES_PER_PAGE * limit):
+            floor = kth_largest(score, HEAD_NAMES_PER_PAGE * limit)
+            best = self._first_per_page(hit_names, score, np.nonzero(score >= floor)[0])
+            if len(best) >= limit:
+                return best[:limit]
+        return self._first_per_page(hit_names, score, np.arange(len(score)))[:limit]
+
+    def _first_per_page(self, hit_names: np.ndarray, score: np.ndarray, among: np.ndarray) -> np.ndarray:
+        """Of the names at positions `among`, each page's best, best first."""
+        order = among[np.lexsort((hit_names[among], -score[among]))]
+        _, first = np.unique(self.owner[hit_names[order]], return_index=True)
+        return order[np.sort(first)]
+
     def match(
         self, features: Sequence[str], *, query_weight: float | None = None, limit: int = 200
     ) -> list[NameMatch]:
@@ -197,20 +223,17 @@ class NameIndex:
         starts, ends = m.indptr[ids], m.indptr[np.asarray(ids) + 1]
         rows = np.concatenate([m.indices[a:b] for a, b in zip(starts, ends, strict=True)])
         weights = np.repeat(self.idf[ids], ends - starts)
-        hit_names, inverse = np.unique(rows, return_inverse=True)
-        matched = np.bincount(inverse, weights=weights)
+        # The names hit, grouped without a sort (a common word is in a good share of a
+        # million names' features); each name's weights are summed in the postings' order.
+        hit_names, inverse = distinct_values(rows, np.empty(len(self.owner), dtype=np.int64))
+        matched = np.bincount(inverse, weights=weights, minlength=len(hit_names))
         if len(hit_names) == 0:
             return []
         name_cov = matched / np.maximum(self.name_weight[hit_names], 1e-9)
         query_cov = matched / max(query_weight, 1e-9)
         score = name_cov * (0.55 + 0.45 * np.minimum(query_cov, 1.0))
         score = np.where(self.is_alias[hit_names], score * self.ALIAS_FACTOR, score)
-        # Best name per page: order names by score (ties by name number), then keep each page's
-        # first name in that order.
-        order = np.lexsort((hit_names, -score))
-        owners = self.owner[hit_names[order]]
-        _, first = np.unique(owners, return_index=True)
-        best = order[np.sort(first)][:limit]
+        best = self._best_per_page(hit_names, score, limit)
         feature_set = set(features)
         out = []
         for k in best:
