@@ -248,7 +248,9 @@ def test_ctrl_c_stops_a_streaming_answer_cleanly(fake_llm: FakeLLM, tmp_path: Pa
     # A second between pieces: on a loaded machine the reader can lag the answer by seconds,
     # and the interrupt must still land before the last piece.
     reply = Reply.text(chunks=pieces, delay=1.0)
-    fake_llm.script(reply)
+    # Every chat request gets the slow answer (not only the first), so a request made before
+    # the answer's own cannot leave it the quick default reply.
+    fake_llm.responder = lambda body: reply
     env = {
         **os.environ,
         "WIKIQ_CACHE_DIR": str(tmp_path / "cache"),
@@ -278,7 +280,8 @@ def test_ctrl_c_stops_a_streaming_answer_cleanly(fake_llm: FakeLLM, tmp_path: Pa
     reader.join(timeout=30)
     out = "".join(shown)
 
-    assert proc.returncode == 130
+    requests = [f"{r.method} {r.path}" for r in fake_llm.requests]
+    assert proc.returncode == 130, f"exit {proc.returncode}; shown {out!r}; stderr {err!r}; {requests}"
     assert "Neil" in out and "walk." not in out
     assert "Stopped." in err and "Traceback" not in err
 
