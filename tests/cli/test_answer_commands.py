@@ -245,12 +245,8 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ctrl_c_stops_a_streaming_answer_cleanly(fake_llm: FakeLLM, tmp_path: Path) -> None:
     pieces = ["Neil ", "Armstrong ", "was ", "the ", "first ", "person ", "to ", "walk."]
-    # A second between pieces: on a loaded machine the reader can lag the answer by seconds,
-    # and the interrupt must still land before the last piece.
-    reply = Reply.text(chunks=pieces, delay=1.0)
-    # Every chat request gets the slow answer (not only the first), so a request made before
-    # the answer's own cannot leave it the quick default reply.
-    fake_llm.responder = lambda body: reply
+    reply = Reply.text(chunks=pieces, delay=0.4)
+    fake_llm.responder = lambda body: reply  # every chat request gets the slow answer
     env = {
         **os.environ,
         "WIKIQ_CACHE_DIR": str(tmp_path / "cache"),
@@ -259,13 +255,21 @@ def test_ctrl_c_stops_a_streaming_answer_cleanly(fake_llm: FakeLLM, tmp_path: Pa
         "WIKIQ_KEYWORD_MODEL": "none",
         "PYTHONUNBUFFERED": "1",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "wikiq", "ask", "--vault", DEMO, *model_args(fake_llm), MOON],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
+    # A shell that starts a job in the background (`make test &`, a CI runner) has it ignore
+    # SIGINT; a child inherits an ignored signal, and Python then installs no Ctrl-C handler,
+    # so the answer would run to its end. A handler (not "ignore") is reset to the default in
+    # the child, as for a process started from a terminal.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "wikiq", "ask", "--vault", DEMO, *model_args(fake_llm), MOON],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     # Interrupt once the answer is visibly streaming (what the user sees, not what the server
     # sent: on a loaded machine the client can lag a chunk or two behind).
     shown: list[str] = []
