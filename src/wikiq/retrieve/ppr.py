@@ -140,7 +140,8 @@ def personalized_pagerank(
         # A hub (more than HUB_LINKS links) spreads only mass that would give each of its
         # neighbours as much as an ordinary page's push can: a hub of 100,000 links otherwise
         # costs more than the rest of the walk for shares of 1e-9 each. What it holds back
-        # (under tol · restart / HUB_LINKS per neighbour) is dropped; its own share is kept.
+        # (of the order of tol · (1 - restart) / HUB_LINKS per neighbour) is dropped; its own
+        # share is kept.
         degree = indptr[active + 1] - indptr[active]
         spreads = ~dead & (mass * HUB_LINKS > tol * degree)
         live = active[spreads]
