@@ -137,7 +137,7 @@ class BodyIndex:
         j = self.term_ids.get(term)
         if j is None:
             return np.empty(0, dtype=np.int64)
-        return self._postings(j)[0]
+        return self._matrix().row(j)
 
     def search(self, query_terms: Sequence[str], *, limit: int = 100) -> BodyHits:
         """Pages containing the question's terms, ranked by BM25."""
@@ -168,8 +168,9 @@ class BodyIndex:
         matched = np.zeros(len(pages))
         if len(pages) == 0:
             return matched
+        matrix = self._matrix()  # the pages alone: a lazy index need not weigh its postings
         for j in ids:
-            held = self._postings(j)[0]
+            held = matrix.row(j)
             if len(held):
                 matched[positions_in(held, pages)[1]] += self.idf[j]
         return matched

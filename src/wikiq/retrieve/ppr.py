@@ -71,12 +71,11 @@ def walk_graph(adjacency: CSR, direction: Direction = "both", in_weight: float =
 
 
 def _restart_vector(n: int, seeds: Mapping[int, float]) -> np.ndarray:
+    """The restart distribution over every page (the reference walks' form)."""
     s = np.zeros(n, dtype=np.float64)
-    for page, weight in seeds.items():
-        if 0 <= page < n and weight > 0:
-            s[page] += weight
-    total = s.sum()
-    return s / total if total > 0 else s
+    pages, share = _restart_seeds(n, seeds)
+    s[pages] = share
+    return s
 
 
 def _restart_seeds(n: int, seeds: Mapping[int, float]) -> tuple[np.ndarray, np.ndarray]:
