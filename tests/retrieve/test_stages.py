@@ -264,11 +264,17 @@ def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
     assert scores == {1: 1.0, 2: 0.5, 0: 0.0}
 
 
+# As shipped; and with every candidate set narrowed by the best candidates' full scores and
+# none handed back to a full scoring, so that those steps run on every pruned question.
+@pytest.mark.parametrize("narrow, lookup_cost", [(None, None), (0, 0)])
 def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, narrow: int | None, lookup_cost: int | None
 ) -> None:
     # A large vault's questions skip most postings of their common words (MaxScore): the
     # pages, scores and coverage must be the very ones a full scoring gives, ties included.
+    if narrow is not None:
+        monkeypatch.setattr(body_module, "PRUNE_NARROW", narrow)
+        monkeypatch.setattr(body_module, "LOOKUP_COST", lookup_cost)
     rng = np.random.default_rng(7)
     vocab = [f"w{k}" for k in range(400)]
     zipf = 1.0 / np.arange(1, len(vocab) + 1)

@@ -26,10 +26,15 @@ PRUNE_FROM = 200_000
 # ... and only while the candidates' postings are at most this share of all the question's:
 # each candidate is looked up in every term's postings (a binary search, ~20 times a sum).
 PRUNE_SHARE = 16
-# ... with the candidates taken from at most this many of the rarest terms: a long question's
-# many other terms together can always outscore them (the bound is a sum), so trying further
-# only costs time (measured on 1M pages' generated questions).
-PRUNE_TERMS = 3
+# ... with the candidates taken from at most this many of the rarest terms (each one read
+# lowers the bound of the rest and narrows the candidates; the share above stops it first).
+PRUNE_TERMS = 8
+# ... and once the bound is beaten, one more term is taken while more than this many times
+# `limit` candidates could still join the best (each is looked up in every term's postings).
+PRUNE_NARROW = 8
+# Looking a candidate up in one term's postings (a binary search) costs about as much as
+# adding this many postings into the scores: past that, scoring every posting is cheaper.
+LOOKUP_COST = 4
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,10 @@ class BodyIndex:
         score more than their largest possible weights together, so once the `limit`-th
         candidate scores more than that, no other page can enter the top `limit`. In a large
         vault a common term's postings hold hundreds of thousands of pages, of which only the
-        candidates are looked up. None when the common terms' bound is never beaten.
+        candidates are looked up. Of the candidates, only those whose own bound (their rarer
+        terms' weights plus the common terms' largest) reaches the `limit`-th best are scored.
+        None when the common terms' bound is never beaten, or when looking the candidates up
+        would cost more than scoring every posting.
 
         Every candidate's score adds the same float weights in the same order as `_score_all`,
         so the top pages and their scores are the same, bit for bit."""
@@ -211,21 +219,44 @@ class BodyIndex:
         # far cheaper than adding all of them up).
         bound = [float(postings[i][1].max()) for i in rarest_first]
         total = sum(len(pages) for pages, _ in postings)
-        for m in range(1, min(len(ids), PRUNE_TERMS + 1)):
-            essential = [postings[i] for i in rarest_first[:m]]
-            if sum(len(pages) for pages, _ in essential) * PRUNE_SHARE > total:
-                return None  # candidates too many to look up cheaply: score every posting
-            pages = np.concatenate([pages for pages, _ in essential])
-            if len(pages) <= limit:
+        # Each candidate's rarer-term part of its score, a lower bound of the whole, added
+        # one term at a time into one array (a page never touched costs nothing).
+        partial = np.zeros(self.n_docs)
+        found: list[np.ndarray] = []  # the candidates, in the order they were met
+        kept: np.ndarray | None = None
+        read = added = 0  # postings read; terms added into `partial`
+        for i in rarest_first[:PRUNE_TERMS]:
+            pages, weights = postings[i]
+            read += len(pages)
+            if read * PRUNE_SHARE > total:
+                break  # more candidates than can be looked up cheaply
+            found.append(pages[partial[pages] == 0])  # weights are positive: 0 is unmet
+            partial[pages] += weights
+            added += 1
+            if sum(len(f) for f in found) <= limit:
                 continue
-            candidates, slot = np.unique(pages, return_inverse=True)
-            if len(candidates) <= limit:
-                continue
-            # The rarer terms' part of each candidate's score is a lower bound of its score.
-            partial = np.bincount(slot, weights=np.concatenate([w for _, w in essential]))
-            if kth_largest(partial, limit) > sum(bound[m:]):
-                return candidates, self._score_candidates(postings, candidates)
-        return None
+            candidates = np.concatenate(found)
+            lower = partial[candidates]
+            kth, rest = kth_largest(lower, limit), sum(bound[added:])
+            if kth > rest:
+                # `limit` candidates score at least `kth`; one whose rarer terms and every
+                # common term's largest weight together stay below it cannot join them.
+                # (The margin covers the rounding of sums added in another order.)
+                kept = candidates[lower + rest >= kth * (1.0 - 1e-6)]
+                if len(kept) <= limit * PRUNE_NARROW:
+                    break  # few enough; one more term would only narrow them further
+        if kept is None:
+            return None  # the common terms' bound is never beaten: score every posting
+        if len(kept) > limit * PRUNE_NARROW:
+            # Still many: the `limit` best by their rarer terms, scored in full, raise the bar
+            # from their lower bounds to their scores (never lower), and most fall below it.
+            head = np.sort(kept[best_places(partial[kept], limit)])
+            bar = kth_largest(self._score_candidates(postings, head), limit)
+            kept = kept[partial[kept] + sum(bound[added:]) >= bar * (1.0 - 1e-6)]
+        if len(kept) * len(ids) * LOOKUP_COST > total:
+            return None  # looking each one up would cost more than adding every posting
+        kept = np.sort(kept)  # each page was met once
+        return kept, self._score_candidates(postings, kept)
 
     def _score_candidates(
         self, postings: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
