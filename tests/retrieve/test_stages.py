@@ -14,12 +14,13 @@ from wikiq.retrieve.fusion import SIGNALS, FusionInput, fuse
 from wikiq.retrieve.names import NameIndex, name_features
 from wikiq.retrieve.ppr import (
     monte_carlo_pagerank,
+    pagerank_walk,
     personalized_pagerank,
     power_iteration,
     walk_graph,
 )
 from wikiq.retrieve.settings import FusionWeights
-from wikiq.retrieve.topk import best_places
+from wikiq.retrieve.topk import best_places, best_reached
 from wikiq.sparse import CSR
 from wikiq.vault.terms import build_term_index
 
@@ -175,6 +176,24 @@ def test_ppr_rounds_over_reached_pages_equal_rounds_over_the_whole_vault(
     reached = personalized_pagerank(graph, seeds, restart=0.3, tol=tol)
     assert np.count_nonzero(whole) > 100
     assert np.array_equal(whole, reached)
+
+
+@pytest.mark.parametrize("sparse_round", [0, 10**12])
+def test_a_walk_names_exactly_the_pages_it_left_mass_on(
+    monkeypatch: pytest.MonkeyPatch, sparse_round: int
+) -> None:
+    # The fusion takes the walk's best pages from the pages it reached instead of scanning
+    # every page's mass: a page left out would never be offered, an extra one is harmless
+    # but the list must be those pages, in order, whichever way the rounds ran.
+    monkeypatch.setattr(ppr_module, "SPARSE_ROUND", sparse_round)
+    monkeypatch.setattr(ppr_module, "SPARSE_FROM", 0)
+    a = _random_graph(3000, 0.002, seed=11)
+    graph = walk_graph(a, "both", 0.5)
+    for seeds in ({4: 1.0, 1700: 0.5}, {9: 1.0}, {}):
+        walk = pagerank_walk(graph, seeds, restart=0.3, tol=1e-4)
+        assert walk.reached.tolist() == np.flatnonzero(walk.mass).tolist()
+        best = best_reached(walk.mass, 20, walk.reached)
+        assert best.tolist() == best_reached(walk.mass, 20).tolist()
 
 
 def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(

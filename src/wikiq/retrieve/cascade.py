@@ -26,7 +26,7 @@ from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
-from wikiq.retrieve.ppr import monte_carlo_pagerank, personalized_pagerank
+from wikiq.retrieve.ppr import Walk, monte_carlo_pagerank, pagerank_walk, personalized_pagerank
 from wikiq.retrieve.rank_fusion import (
     Channel,
     add_channel,
@@ -414,12 +414,13 @@ class Retriever:
         starts = fused[: s.graph_seeds]
         if s.rrf_graph > 0 and s.mode not in ("no-ppr", "lexical", "body"):
             top = {f.page: 1.0 for f in starts}
-            ppr = personalized_pagerank(ix.walk, top, restart=s.restart, tol=s.graph_tol)
+            walk = pagerank_walk(ix.walk, top, restart=s.restart, tol=s.graph_tol)
+            ppr = walk.mass
             ppr[list(top)] = 0.0
             ppr[skip] = 0.0
             if drop:
                 ppr[list(drop)] = 0.0
-            near = best_reached(ppr, s.candidates_per_signal).tolist()
+            near = best_reached(ppr, s.candidates_per_signal, walk.reached).tolist()
             fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
             named = any("names" in f.ranks for f in starts)
             if s.graph_slot and near and (named or not s.graph_slot_named_only):
@@ -679,15 +680,16 @@ class Retriever:
 
     # --- expansion and fusion --------------------------------------------------------------
 
-    def _ppr(self, seeds: list[Seed]) -> np.ndarray:
+    def _ppr(self, seeds: list[Seed]) -> Walk:
         s = self.settings
         n = len(self.catalog.pages)
         if s.mode in ("no-ppr", "lexical", "body") or n == 0:
-            return np.zeros(n)
+            return Walk(np.zeros(n), np.empty(0, dtype=np.int64))
         weights = {self.catalog.by_path[seed.path]: seed.score for seed in seeds}
         if s.mode == "mc-ppr":
-            return monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
-        return personalized_pagerank(self.indexes.walk, weights, restart=s.restart)
+            mass = monte_carlo_pagerank(self.indexes.walk, weights, restart=s.restart)
+            return Walk(mass, np.flatnonzero(mass))
+        return pagerank_walk(self.indexes.walk, weights, restart=s.restart)
 
     def seed_walk(self, retrieval: Retrieval) -> np.ndarray | None:
         """Where the walk from a retrieval's seeds goes: its mass on every page (the graph
@@ -713,7 +715,7 @@ class Retriever:
     def _fuse(
         self,
         ev: _Evidence,
-        ppr: np.ndarray,
+        ppr: Walk,
         seeds: list[Seed],
         weights: FusionWeights,
         *,
@@ -726,7 +728,8 @@ class Retriever:
             body=ev.body.as_dict(),
             lead=ev.lead.as_dict(),
             sem=self._semantic_signal(ev),
-            ppr=ppr,
+            ppr=ppr.mass,
+            ppr_reached=ppr.reached,
             centrality=ix.centrality,
             seeds={by_path[sd.path]: sd.score for sd in seeds},
             # Name-matched seeds already carry their name score; the others need the credit.

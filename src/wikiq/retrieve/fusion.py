@@ -48,6 +48,7 @@ class FusionInput:
     centrality: np.ndarray  # prior in [0, 1] per page
     seeds: dict[int, float]  # seed page -> seed weight in [0, 1]
     found: dict[int, float]  # seeds found by text, embeddings or keywords (not by their names)
+    ppr_reached: np.ndarray | None = None  # the pages holding PPR mass, in order, when known
 
 
 def link_signals(
@@ -81,7 +82,7 @@ def fuse(
 ) -> Ranked:
     """The top `k` pages with their fused score and their signals."""
     candidates = set(inp.lex) | set(inp.body) | set(inp.lead) | set(inp.sem) | set(inp.seeds)
-    candidates.update(best_reached(inp.ppr, candidates_per_signal + 1).tolist())
+    candidates.update(best_reached(inp.ppr, candidates_per_signal + 1, inp.ppr_reached).tolist())
     candidates = {c for c in candidates if c not in exclude and not skip[c]}
     if not candidates:
         return []
