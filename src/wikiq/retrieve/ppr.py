@@ -18,8 +18,10 @@ from wikiq.sparse import CSR, distinct_values
 Direction = Literal["out", "in", "both"]
 
 # A push round over fewer edges than the vault's pages / this touches only the pages it
-# reaches; a larger one makes one pass over the whole vault (sorting its targets costs more).
-SPARSE_ROUND = 256
+# reaches; a larger one makes one pass over the whole vault. Its pages are grouped without a
+# sort, so a round of its own pays off up to a good share of the vault (cascade latency with
+# 256, 64, 16 and 4 at 100k and 1M pages: 16 best at both; docs/BENCHMARKS.md).
+SPARSE_ROUND = 16
 # ... in a vault of this many pages or more: below it a pass over the vault costs microseconds
 # and the bookkeeping would cost more (2wiki's 6,119 pages: 0.6 -> 0.9 ms a walk).
 SPARSE_FROM = 50_000
