@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
@@ -72,16 +72,23 @@ class NameMatch:
     name_coverage: float  # share of the name's weight found in the question
     query_coverage: float  # share of the question's weight the name explains
     field: str  # "title" or "alias"
-    name: str  # the matching title or alias as written
-    # Finds the features that matched, when first asked (`matched`): a search returns up to
-    # 200 names and the cascade reads the features of its first few (at a million pages,
-    # reading them all cost ~5 ms a question).
-    find_matched: Callable[[], tuple[str, ...]] = dataclass_field(repr=False, compare=False)
+    # The name and the features that matched are read from the index when first asked: a
+    # search returns up to 200 names and the cascade reads those of its first few (at a
+    # million pages, reading them all cost ~6 ms a question).
+    name_number: int = dataclass_field(repr=False)
+    index: NameIndex = dataclass_field(repr=False, compare=False)
+    question_features: frozenset[str] = dataclass_field(repr=False, compare=False)
+
+    @functools.cached_property
+    def name(self) -> str:
+        """The matching title or alias as written."""
+        return self.index.names[self.name_number]
 
     @functools.cached_property
     def matched(self) -> tuple[str, ...]:
         """The question's features found in this name, in the name's order."""
-        return self.find_matched()
+        wanted = self.question_features
+        return tuple(f for f in self.index.features(self.name_number) if f in wanted)
 
 
 # A name search that hits more than HEAD_FROM names (a common word is in a good share of a
@@ -159,9 +166,6 @@ class NameIndex:
         # By feature (the columns): a question reads the postings of its features.
         self.postings = CSR.from_scipy(matrix.T.tocsr())
         self.name_weight = np.asarray(matrix @ self.idf).ravel()
-
-    def _matched(self, name: int, wanted: set[str]) -> tuple[str, ...]:
-        return tuple(f for f in self.features(name) if f in wanted)
 
     def features(self, name: int) -> list[str]:
         """The matching features of name number `name`."""
@@ -246,7 +250,7 @@ class NameIndex:
         score = name_cov * (0.55 + 0.45 * np.minimum(query_cov, 1.0))
         score = np.where(self.is_alias[hit_names], score * self.ALIAS_FACTOR, score)
         best = self._best_per_page(hit_names, score, limit)
-        feature_set = set(features)
+        feature_set = frozenset(features)
         out = []
         for k in best:
             r = int(hit_names[k])
@@ -258,8 +262,9 @@ class NameIndex:
                     name_coverage=float(min(name_cov[k], 1.0)),
                     query_coverage=float(min(query_cov[k], 1.0)),
                     field=FIELD_ALIAS if self.is_alias[r] else FIELD_TITLE,
-                    name=self.names[r],
-                    find_matched=functools.partial(self._matched, r, feature_set),
+                    name_number=r,
+                    index=self,
+                    question_features=feature_set,
                 )
             )
         out.sort(key=lambda m: (-m.score, m.page))
