@@ -339,3 +339,45 @@ def test_best_places_keeps_the_first_of_tied_scores_like_a_stable_sort() -> None
         limit = int(rng.integers(0, 45))
         expected = np.sort(np.argsort(-scores, kind="stable")[:limit])
         assert best_places(scores, limit).tolist() == expected.tolist()
+
+
+def test_pruned_group_search_returns_exactly_what_the_whole_vault_passes_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A Chinese question's English senses searched as groups (search_groups) over a large
+    # vault skip most pages of their common groups: the same pages, scores and coverage.
+    rng = np.random.default_rng(5)
+    vocab = [f"w{k}" for k in range(300)]
+    zipf = 1.0 / np.arange(1, len(vocab) + 1)
+    rows = []
+    for _ in range(3000):
+        words = rng.choice(len(vocab), size=int(rng.integers(5, 60)), p=zipf / zipf.sum())
+        counts: dict[str, int] = {}
+        for w in words:
+            counts[vocab[w]] = counts.get(vocab[w], 0) + 1
+        rows.append(counts)
+    index = BodyIndex(build_term_index(rows))
+    used = []
+    real = BodyIndex._groups_pruned
+
+    def spy(self: BodyIndex, *args: object) -> object:
+        out = real(self, *args)  # type: ignore[arg-type]
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(BodyIndex, "_groups_pruned", spy)
+    monkeypatch.setattr(body_module, "PRUNE_SHARE", 2)
+    for _ in range(200):
+        groups = [
+            [vocab[int(w)] for w in rng.choice(len(vocab), size=int(rng.integers(1, 4)))]
+            for _ in range(int(rng.integers(1, 5)))
+        ]
+        groups.append([vocab[int(w)] for w in rng.choice(5, size=2)])  # a common sense
+        monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
+        full = index.search_groups(groups, limit=10)
+        monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
+        pruned = index.search_groups(groups, limit=10)
+        assert pruned.pages.tolist() == full.pages.tolist()
+        assert pruned.scores.tolist() == full.scores.tolist()
+        assert pruned.coverage.tolist() == full.coverage.tolist()
+    assert sum(used) > 20  # the pruning really ran

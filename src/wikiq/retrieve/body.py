@@ -198,9 +198,7 @@ class BodyIndex:
         hit = np.nonzero(scores > 0)[0]
         return hit, scores[hit]
 
-    def _score_pruned(
-        self, ids: Sequence[int], limit: int
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    def _score_pruned(self, ids: Sequence[int], limit: int) -> tuple[np.ndarray, np.ndarray] | None:
         """MaxScore's pruning (Turtle and Flood, 1995): the pages holding the question's rarer
         terms are the candidates, scored in full; a page holding only the common terms cannot
         score more than their largest possible weights together, so once the `limit`-th
@@ -283,27 +281,152 @@ class BodyIndex:
         kept = [ids for g in groups if (ids := [self.term_ids[t] for t in g if t in self.term_ids])]
         if not kept or self.n_docs == 0:
             return BodyHits.empty()
+        known = tuple(dict.fromkeys(t for g in groups for t in g if t in self.term_ids))
+        unseen = self.unseen_idf * (len(groups) - len(kept))
+        postings = [[self._postings(j) for j in ids] for ids in kept]
+        size = sum(len(rows) for group in postings for rows, _ in group)
+        if size > PRUNE_FROM and 0 < limit < self.n_docs:
+            pruned = self._groups_pruned(kept, postings, limit)
+            if pruned is not None:
+                pages, scores, matched, idfs = pruned
+                total = unseen
+                for idf in idfs:  # added as the whole-vault passes add them: the same bits
+                    total += idf
+                return _best_hits(pages, scores, matched, total, known, limit)
         k1 = self.k1
         scores = np.zeros(self.n_docs)
         matched = np.zeros(self.n_docs)
-        total = self.unseen_idf * (len(groups) - len(kept))
-        for ids in kept:
+        total = unseen
+        for ids, group in zip(kept, postings, strict=True):
             tf = np.zeros(self.n_docs)
-            for j in ids:
-                rows, weights = self._postings(j)
-                wt = weights.astype(np.float64)
-                # Invert the stored weight: w = tf (k1 + 1) / (tf + norm) · idf.
-                tf[rows] += wt * self.norm[rows] / np.maximum((k1 + 1.0) * self.idf[j] - wt, 1e-9)
+            for j, (rows, weights) in zip(ids, group, strict=True):
+                tf[rows] += self._count(j, rows, weights)
             has = tf > 0
-            df = int(np.count_nonzero(has))
-            idf = math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+            idf = self._idf_of_df(int(np.count_nonzero(has)))
             scores += np.where(has, tf * (k1 + 1.0) / (tf + self.norm) * idf, 0.0)
             matched += idf * has
             total += idf
         hit = np.nonzero(scores > 0)[0]
-        if len(hit) > limit:
-            hit = hit[best_places(scores[hit], limit)]
-        hit = hit[np.lexsort((hit, -scores[hit]))]
-        coverage = np.minimum(matched[hit] / max(total, 1e-9), 1.0)
-        known = tuple(dict.fromkeys(t for g in groups for t in g if t in self.term_ids))
-        return BodyHits(hit.astype(np.int64), scores[hit], coverage, known)
+        return _best_hits(hit, scores[hit], matched[hit], total, known, limit)
+
+    def _count(self, j: int, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Term `j`'s count in the pages `rows`, from its stored weights there."""
+        wt = weights.astype(np.float64)
+        # Invert the stored weight: w = tf (k1 + 1) / (tf + norm) · idf.
+        return wt * self.norm[rows] / np.maximum((self.k1 + 1.0) * self.idf[j] - wt, 1e-9)
+
+    def _groups_pruned(
+        self, kept: list[list[int]], postings: list[list[tuple[np.ndarray, np.ndarray]]], limit: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[float]] | None:
+        """`search_groups` by MaxScore, as `_score_pruned` does for terms: the pages of the
+        rarer groups are the candidates, and a group adds at most (k1 + 1) · its IDF to a page.
+        Returns the candidates that can reach the best (in page order) with their scores and
+        matched IDF, each added group by group as the whole-vault passes add them, and each
+        group's IDF; None when the bound is never beaten or the look-ups cost more."""
+        n, k1 = self.n_docs, self.k1
+        held = np.zeros(n, dtype=bool)
+        idf: list[float | None] = [None] * len(kept)  # each group's, once it is needed
+        sizes = [sum(len(rows) for rows, _ in group) for group in postings]
+        total_size = sum(sizes)
+        rarest_first = sorted(range(len(kept)), key=sizes.__getitem__)
+        # A group adds less than (k1 + 1) · its IDF, and its IDF is at most that of its most
+        # common term alone (a group is held by at least that term's pages).
+        bound = [
+            (k1 + 1.0) * self._idf_of_df(max(len(r) for r, _ in postings[g])) for g in rarest_first
+        ]
+        partial = np.zeros(n)
+        found: list[np.ndarray] = []
+        candidates: np.ndarray | None = None
+        read = added = 0
+        for g in rarest_first[:PRUNE_TERMS]:
+            read += sizes[g]
+            if read * PRUNE_SHARE > total_size:
+                break
+            pages, counts = self._group_counts(kept[g], postings[g], held)
+            idf[g] = self._idf_of_df(len(pages))
+            found.append(pages[partial[pages] == 0])  # contributions are positive
+            partial[pages] += counts * (k1 + 1.0) / (counts + self.norm[pages]) * idf[g]
+            added += 1
+            met = np.concatenate(found)
+            if len(met) <= limit:
+                continue
+            lower = partial[met]
+            kth, rest = kth_largest(lower, limit), sum(bound[added:])
+            if kth > rest:
+                candidates = met[lower + rest >= kth * (1.0 - 1e-6)]
+                if len(candidates) <= limit * PRUNE_NARROW:
+                    break
+        if candidates is None:
+            return None
+        terms = sum(len(ids) for ids in kept)
+        if len(candidates) * terms * LOOKUP_COST > total_size:
+            return None
+        exact = [
+            x if x is not None else self._group_idf(group, held)
+            for x, group in zip(idf, postings, strict=True)
+        ]
+        candidates = np.sort(candidates)
+        scores = np.zeros(len(candidates))
+        matched = np.zeros(len(candidates))
+        norm = self.norm[candidates]
+        for g, (ids, group) in enumerate(zip(kept, postings, strict=True)):
+            tf = np.zeros(len(candidates))
+            for j, (rows, weights) in zip(ids, group, strict=True):
+                where, holds = positions_in(rows, candidates)
+                at = np.nonzero(holds)[0]
+                tf[at] += self._count(j, rows[where[at]], weights[where[at]])
+            has = tf > 0
+            scores += np.where(has, tf * (k1 + 1.0) / (tf + norm) * exact[g], 0.0)
+            matched += exact[g] * has
+        return candidates, scores, matched, exact
+
+    def _group_idf(self, group: list[tuple[np.ndarray, np.ndarray]], held: np.ndarray) -> float:
+        """The IDF of a group: from the pages holding any of its terms (`held`: scratch
+        flags, one per page, all False, and left so)."""
+        if len(group) == 1:
+            return self._idf_of_df(len(group[0][0]))
+        for rows, _ in group:
+            held[rows] = True
+        df = int(np.count_nonzero(held))
+        for rows, _ in group:
+            held[rows] = False
+        return self._idf_of_df(df)
+
+    def _idf_of_df(self, df: int) -> float:
+        return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+
+    def _group_counts(
+        self, ids: list[int], group: list[tuple[np.ndarray, np.ndarray]], held: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pages holding a group (in order) and the group's count in each (`held`: scratch
+        flags, as for `_group_idf`)."""
+        if len(group) == 1:
+            rows, weights = group[0]
+            return rows, self._count(ids[0], rows, weights)
+        for rows, _ in group:
+            held[rows] = True
+        pages = np.flatnonzero(held)  # the union in order, without sorting the postings
+        held[pages] = False
+        counts = np.zeros(len(pages))
+        for j, (rows, weights) in zip(ids, group, strict=True):
+            counts[np.searchsorted(pages, rows)] += self._count(j, rows, weights)
+        return pages, counts
+
+
+def _best_hits(
+    pages: np.ndarray,
+    scores: np.ndarray,
+    matched: np.ndarray,
+    total: float,
+    known: tuple[str, ...],
+    limit: int,
+) -> BodyHits:
+    """The `limit` best of scored pages (in page order), best first, ties by page number."""
+    hit = scores > 0
+    pages, scores, matched = pages[hit], scores[hit], matched[hit]
+    if len(pages) > limit:
+        top = best_places(scores, limit)
+        pages, scores, matched = pages[top], scores[top], matched[top]
+    order = np.lexsort((pages, -scores))
+    coverage = np.minimum(matched[order] / max(total, 1e-9), 1.0)
+    return BodyHits(pages[order].astype(np.int64), scores[order], coverage, known)
