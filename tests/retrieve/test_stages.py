@@ -283,6 +283,20 @@ def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
     assert scores == {1: 1.0, 2: 0.5, 0: 0.0}
 
 
+def _zipf_vault(rng: np.random.Generator, vocab: list[str], pages: int = 3000) -> BodyIndex:
+    """A body index of `pages` pages of 5-60 words each, drawn with Zipf's frequencies (a few
+    words on most pages, most words on few): where MaxScore's pruning has work to do."""
+    zipf = 1.0 / np.arange(1, len(vocab) + 1)
+    rows = []
+    for _ in range(pages):
+        words = rng.choice(len(vocab), size=int(rng.integers(5, 60)), p=zipf / zipf.sum())
+        counts: dict[str, int] = {}
+        for w in words:
+            counts[vocab[w]] = counts.get(vocab[w], 0) + 1
+        rows.append(counts)
+    return BodyIndex(build_term_index(rows))
+
+
 # As shipped; and with every candidate set narrowed by the best candidates' full scores and
 # none handed back to a full scoring, so that those steps run on every pruned question.
 @pytest.mark.parametrize("narrow, lookup_cost", [(None, None), (0, 0)])
@@ -296,15 +310,7 @@ def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
         monkeypatch.setattr(body_module, "LOOKUP_COST", lookup_cost)
     rng = np.random.default_rng(7)
     vocab = [f"w{k}" for k in range(400)]
-    zipf = 1.0 / np.arange(1, len(vocab) + 1)
-    rows = []
-    for _ in range(3000):
-        words = rng.choice(len(vocab), size=int(rng.integers(5, 60)), p=zipf / zipf.sum())
-        counts: dict[str, int] = {}
-        for w in words:
-            counts[vocab[w]] = counts.get(vocab[w], 0) + 1
-        rows.append(counts)
-    index = BodyIndex(build_term_index(rows))
+    index = _zipf_vault(rng, vocab)
     pruned_used = []
     real = BodyIndex._score_pruned
 
@@ -348,15 +354,7 @@ def test_pruned_group_search_returns_exactly_what_the_whole_vault_passes_do(
     # vault skip most pages of their common groups: the same pages, scores and coverage.
     rng = np.random.default_rng(5)
     vocab = [f"w{k}" for k in range(300)]
-    zipf = 1.0 / np.arange(1, len(vocab) + 1)
-    rows = []
-    for _ in range(3000):
-        words = rng.choice(len(vocab), size=int(rng.integers(5, 60)), p=zipf / zipf.sum())
-        counts: dict[str, int] = {}
-        for w in words:
-            counts[vocab[w]] = counts.get(vocab[w], 0) + 1
-        rows.append(counts)
-    index = BodyIndex(build_term_index(rows))
+    index = _zipf_vault(rng, vocab)
     used = []
     real = BodyIndex._groups_pruned
 
