@@ -336,6 +336,23 @@ def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
     assert sum(pruned_used) > 50  # the pruning really ran, not only the fallback
 
 
+def test_a_search_reading_only_the_best_hits_coverage_ranks_the_same() -> None:
+    # The source notes rank every chunk but read only the best three's coverage: the ranking
+    # and those three must be what a full search gives, and nothing past them is invented.
+    rng = np.random.default_rng(11)
+    vocab = [f"w{k}" for k in range(300)]
+    index = _zipf_vault(rng, vocab, pages=800)
+    for _ in range(100):
+        query = [vocab[int(w)] for w in rng.choice(len(vocab), size=int(rng.integers(1, 6)))]
+        full = index.search(query, limit=index.n_docs)
+        few = index.search(query, limit=index.n_docs, coverage_of=3)
+        assert few.pages.tolist() == full.pages.tolist()
+        assert few.scores.tolist() == full.scores.tolist()
+        assert few.coverage[:3].tolist() == full.coverage[:3].tolist()
+        assert not few.coverage[3:].any()
+        assert few.best_coverage(3) == full.best_coverage(3)
+
+
 def test_best_places_keeps_the_first_of_tied_scores_like_a_stable_sort() -> None:
     # Which of several equal scores makes the cut must not depend on a partition's luck:
     # the same question gives the same pages every time, in every process.

@@ -144,8 +144,12 @@ class BodyIndex:
             return np.empty(0, dtype=np.int64)
         return self._matrix().row(j)
 
-    def search(self, query_terms: Sequence[str], *, limit: int = 100) -> BodyHits:
-        """Pages containing the question's terms, ranked by BM25."""
+    def search(
+        self, query_terms: Sequence[str], *, limit: int = 100, coverage_of: int | None = None
+    ) -> BodyHits:
+        """Pages containing the question's terms, ranked by BM25. `coverage_of`: the share of
+        the question's weight is looked up for this many best hits only (the rest read 0), for
+        a caller that ranks every hit but reads only the best few's coverage."""
         unique = list(dict.fromkeys(query_terms))
         ids = [self.term_ids[t] for t in unique if t in self.term_ids]
         total_weight = sum(self.idf_of(t) for t in unique)
@@ -162,7 +166,9 @@ class BodyIndex:
             hit, scores = hit[top], scores[top]
         order = np.lexsort((hit, -scores))  # ties broken by page number
         hit, scores = hit[order], scores[order]
-        coverage = self._matched(ids, hit) / max(total_weight, 1e-9)
+        coverage = np.zeros(len(hit))
+        looked = len(hit) if coverage_of is None else min(coverage_of, len(hit))
+        coverage[:looked] = self._matched(ids, hit[:looked]) / max(total_weight, 1e-9)
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores, np.minimum(coverage, 1.0), known)
 

@@ -57,7 +57,7 @@ class CoverageFeatures:
     def model_inputs(self) -> dict[str, float]:
         """The features the fitted model weighs (`foreign`, `sem_standout` and the unknown
         names and nouns are rules, not weights)."""
-        return {k: v for k, v in asdict(self).items() if k in COEFFICIENTS}
+        return {k: getattr(self, k) for k in COEFFICIENTS}
 
 
 # A question in a language that this share of the vault or more is not written in: its words

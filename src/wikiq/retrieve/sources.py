@@ -43,6 +43,16 @@ class NoteEvidence:
         return {"probability": round(self.probability, 4), "features": self.features.to_dict()}
 
 
+@dataclass(frozen=True)
+class _BestChunks:
+    """Each note's best chunk for one question, as arrays over the notes."""
+
+    direct: np.ndarray  # the notes holding a question word, by their best chunk's rank
+    chunk: np.ndarray  # note -> its best chunk (-1: no chunk holds a question word)
+    score: np.ndarray  # note -> that chunk's BM25 score (0 when none)
+    best_score: float  # the best chunk's score
+
+
 class NoteSearch:
     """BM25 over the chunks of every source note, plus the page→note links."""
 
@@ -61,55 +71,58 @@ class NoteSearch:
     ) -> tuple[list[SourceExcerpt], NoteEvidence]:
         """The best excerpt of each of the best notes, and the notes' evidence."""
         terms = content_terms(match_terms(question))
-        hits = self.bm25.search(terms, limit=max(self.bm25.n_docs, 1))
+        # Every chunk is ranked (a linked note's rank counts however far down it is), but
+        # only the best three chunks' coverage is read (the evidence's features).
+        hits = self.bm25.search(terms, limit=max(self.bm25.n_docs, 1), coverage_of=3)
         evidence = self._evidence(hits, terms)
-        best_chunk, best_score = self._best_chunks(hits)
-        direct = list(best_chunk)  # notes by their best chunk
-        through = self._through_pages(pages, best_chunk, best_score)
-        fused: dict[int, float] = {}
-        for ranking, weight in ((direct, 1.0), (through, THROUGH_WEIGHT)):
-            for rank, n in enumerate(ranking, start=1):
-                fused[n] = fused.get(n, 0.0) + weight / (RRF_K + rank)
-        order = sorted(fused, key=lambda n: (-fused[n], -best_score[n], n))[:k]
+        best = self._best_chunks(hits)
+        through = self._through_pages(pages, best)
+        fused = np.zeros(len(best.chunk))
+        for ranking, weight in ((best.direct, 1.0), (np.asarray(through, np.int64), THROUGH_WEIGHT)):
+            fused[ranking] += weight / (RRF_K + np.arange(1, len(ranking) + 1))  # each note once
+        found = np.nonzero(fused > 0)[0]
+        order = found[np.lexsort((found, -best.score[found], -fused[found]))][:k].tolist()
         if not order:
             return [], evidence
-        chunks = [best_chunk[n] for n in order]
+        chunks = [int(best.chunk[n]) for n in order]
         texts = iter_excerpts(self.index, chunks)
-        top = fused[order[0]]
+        top = float(fused[order[0]])
         return [
-            self._excerpt(n, c, fused[n] / top, text)
+            self._excerpt(n, c, float(fused[n]) / top, text)
             for n, c, text in zip(order, chunks, texts, strict=True)
         ], evidence
 
-    def _best_chunks(self, hits: BodyHits) -> tuple[dict[int, int], dict[int, float]]:
-        """Note -> its best chunk and that chunk's score, notes in the order of their best
+    def _best_chunks(self, hits: BodyHits) -> _BestChunks:
+        """Each note's best chunk and its score, and the notes in the order of their best
         chunk (hits come best first, so a note's first hit is its best)."""
         notes = self.index.chunk_note[hits.pages]
         _, first = np.unique(notes, return_index=True)
         first.sort()
-        best_chunk = {int(notes[i]): int(hits.pages[i]) for i in first}
-        best_score = {int(notes[i]): float(hits.scores[i]) for i in first}
-        return best_chunk, best_score
+        direct = notes[first].astype(np.int64)
+        chunk = np.full(len(self.index.notes), -1, dtype=np.int64)
+        score = np.zeros(len(self.index.notes))
+        chunk[direct] = hits.pages[first]
+        score[direct] = hits.scores[first]
+        best_score = float(hits.scores[0]) if len(hits.scores) else 0.0
+        return _BestChunks(direct, chunk, score, best_score)
 
-    def _through_pages(
-        self, pages: list[str], best_chunk: dict[int, int], best_score: dict[int, float]
-    ) -> list[int]:
+    def _through_pages(self, pages: list[str], best: _BestChunks) -> list[int]:
         """The notes the best pages link to, in the pages' order (the link is the evidence):
         those whose best chunk scores at least THROUGH_FLOOR of the best chunk's score, then
         the best page's notes that share no word with the question at all (asked in English,
         written in Chinese: the link is the only evidence, and the note's start is shown)."""
-        floor = THROUGH_FLOOR * max(best_score.values(), default=0.0)
+        floor = THROUGH_FLOOR * best.best_score
         linked: list[int] = []
         unmatched: list[int] = []
         for rank, page in enumerate(pages[:THROUGH_PAGES]):
             for n in self.page_notes.get(page, ()):
-                if n in best_chunk:
-                    if best_score[n] >= floor:
+                if best.chunk[n] >= 0:
+                    if best.score[n] >= floor:
                         linked.append(n)
                 elif rank == 0:
                     first = np.nonzero(self.index.chunk_note == n)[0]
                     if len(first):
-                        best_chunk[n], best_score[n] = int(first[0]), 0.0
+                        best.chunk[n], best.score[n] = int(first[0]), 0.0
                         unmatched.append(n)
         return list(dict.fromkeys(linked + unmatched))
 
