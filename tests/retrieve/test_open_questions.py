@@ -22,6 +22,7 @@ from wikiq.retrieve.coverage import (
 from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
+from wikiq.text.han_singles import evidence_terms
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.vault.catalog import Catalog
@@ -281,3 +282,40 @@ def test_a_thing_the_vault_names_in_english_is_not_unknown(make_catalog: Catalog
     assert "海报" not in asked.coverage["features"]["unknown_nouns"]  # 海报: poster
     assert asked.covered != "no"
     assert "番茄" in r.retrieve("有没有自带的番茄钟可以在写笔记时计时？").coverage["features"]["unknown_nouns"]
+
+
+# --- one-character words ---------------------------------------------------------------------
+
+PETS = {
+    "人物/叔本华": page(
+        "叔本华",
+        "德国哲学家，悲观主义的代表，认为意志是世界的本质。他终生未娶，晚年与一只猫为伴。",
+        type="entity",
+    ),
+    "人物/康德": page("康德", "德国哲学家，一生没有离开柯尼斯堡，晚年养过一只狗。", type="entity"),
+    "概念/仓库": page("仓库", "仓库是存放笔记的文件夹，每个仓库有自己的设置。"),
+    **{
+        f"概念/杂项{i}": page(f"杂项{i}", f"关于{topic}的笔记。")
+        for i, topic in enumerate(["园艺", "烹饪", "天文", "航海", "书法", "茶道"])
+    },
+}
+
+
+def test_a_one_character_noun_finds_the_page_that_holds_it(make_catalog: CatalogFactory) -> None:
+    # The two pages share every other word; only 猫 or 狗 tells them apart (when one-character
+    # words were dropped, both questions found the shorter page first).
+    r = Retriever(make_catalog(PETS))
+    assert r.retrieve("德国哲学家晚年的猫").results[0].path == "人物/叔本华"
+    assert r.retrieve("德国哲学家晚年的狗").results[0].path == "人物/康德"
+
+
+def test_a_one_character_word_is_not_counted_as_coverage_evidence(make_catalog: CatalogFactory) -> None:
+    # 库 alone is rare in a vault that writes 仓库: it ranks pages, but whether a page holds
+    # it says little, so the coverage shares leave it out (a question of nothing else keeps it).
+    assert evidence_terms(["设置", "库"]) == ["设置"]
+    assert evidence_terms(["猫"]) == ["猫"]
+    r = Retriever(make_catalog(PETS))
+    with_char = r.retrieve("新建的库怎么沿用仓库的设置？").coverage["features"]
+    without = r.retrieve("新建的怎么沿用仓库的设置？").coverage["features"]
+    assert with_char["text_coverage"] == without["text_coverage"]
+    assert with_char["known"] == without["known"]

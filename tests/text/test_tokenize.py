@@ -83,6 +83,16 @@ def test_single_character_cjk_token_is_dropped_inside_a_run() -> None:
     assert tokenize("知识图谱中的链接") == ["知识", "图谱", "链接"]
 
 
+def test_one_character_nouns_and_adjectives_inside_a_run_are_words() -> None:
+    # What the question asks about may be one character ("a cat or a dog", "smaller"), as
+    # "cat" is an English word; light verbs, prepositions and measure words are not (用, 把, 个).
+    assert tokenize("宠物到底是猫还是狗") == ["宠物", "到底", "猫", "狗"]
+    assert "小" in tokenize("索引是不是总比模型小")
+    assert tokenize("用把这个放进去") == ["放进去"]
+    # The commonest (人, 时) are function words as often as nouns: still dropped.
+    assert tokenize("调研时") == ["调研"]
+
+
 def test_single_character_run_is_kept_unless_a_stop_word() -> None:
     assert tokenize("猫 and 狗") == ["猫", "狗"]
     assert tokenize("A和B") == []

@@ -145,14 +145,22 @@ class BodyIndex:
         return self._matrix().row(j)
 
     def search(
-        self, query_terms: Sequence[str], *, limit: int = 100, coverage_of: int | None = None
+        self,
+        query_terms: Sequence[str],
+        *,
+        limit: int = 100,
+        coverage_of: int | None = None,
+        evidence: Sequence[str] | None = None,
     ) -> BodyHits:
         """Pages containing the question's terms, ranked by BM25. `coverage_of`: the share of
         the question's weight is looked up for this many best hits only (the rest read 0), for
-        a caller that ranks every hit but reads only the best few's coverage."""
+        a caller that ranks every hit but reads only the best few's coverage. `evidence`: the
+        terms whose weight that share counts (all of them by default)."""
         unique = list(dict.fromkeys(query_terms))
         ids = [self.term_ids[t] for t in unique if t in self.term_ids]
-        total_weight = sum(self.idf_of(t) for t in unique)
+        weighed = unique if evidence is None else list(dict.fromkeys(evidence))
+        total_weight = sum(self.idf_of(t) for t in weighed)
+        evidence_ids = [self.term_ids[t] for t in weighed if t in self.term_ids]
         if not ids or self.n_docs == 0:
             return BodyHits.empty()
         scored = None
@@ -168,7 +176,7 @@ class BodyIndex:
         hit, scores = hit[order], scores[order]
         coverage = np.zeros(len(hit))
         looked = len(hit) if coverage_of is None else min(coverage_of, len(hit))
-        coverage[:looked] = self._matched(ids, hit[:looked]) / max(total_weight, 1e-9)
+        coverage[:looked] = self._matched(evidence_ids, hit[:looked]) / max(total_weight, 1e-9)
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores, np.minimum(coverage, 1.0), known)
 

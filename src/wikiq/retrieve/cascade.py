@@ -47,6 +47,7 @@ from wikiq.retrieve.result import (
 from wikiq.retrieve.settings import MODES, FusionWeights, Mode, RetrieverSettings
 from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
+from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.stopwords import content_terms, question_parts
@@ -271,7 +272,7 @@ class Retriever:
         return CoverageFeatures(
             text_coverage=ev.text.best_coverage(),
             text_best3=ev.text.best_coverage(3),
-            known=self.indexes.text.known_share(ev.text_terms),
+            known=self.indexes.text.known_share(evidence_terms(ev.text_terms)),
             text_gap=ev.text.standout(),
             name=self._informative_name(ev),
             sem_standout=max(0.0, _standout(ev.sem)),
@@ -480,13 +481,14 @@ class Retriever:
         # scaffolding words too; without them one MRR of the dev sets moved, by 0.001.)
         content = content_terms(ev.terms)
         terms = content + self._name_synonyms(ev)
-        body = ix.text.search(terms, limit=limit) if text else BodyHits.empty()
+        evidence = evidence_terms(terms)  # what the coverage shares count (han_singles.py)
+        body = ix.text.search(terms, limit=limit, evidence=evidence) if text else BodyHits.empty()
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
         # The text channel always runs: the coverage decision reads it in every mode.
         if text and len(terms) == len(content):
             text_hits = body  # the same words over the same index: the same hits
         else:
-            text_hits = ix.text.search(content, limit=limit)
+            text_hits = ix.text.search(content, limit=limit, evidence=evidence_terms(content))
         translated = self._translated(question, ev.terms, limit) if text else BodyHits.empty()
         timings["body"] = _ms(t)
 

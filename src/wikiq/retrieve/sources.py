@@ -15,6 +15,7 @@ import numpy as np
 from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import CoverageFeatures, coverage_probability
 from wikiq.retrieve.result import ARM_NOTES, Retrieval, SourceExcerpt
+from wikiq.text.han_singles import evidence_terms
 from wikiq.text.stopwords import content_terms
 from wikiq.vault.note_index import NoteIndex, iter_excerpts
 from wikiq.vault.terms import match_terms
@@ -73,8 +74,11 @@ class NoteSearch:
         terms = content_terms(match_terms(question))
         # Every chunk is ranked (a linked note's rank counts however far down it is), but
         # only the best three chunks' coverage is read (the evidence's features).
-        hits = self.bm25.search(terms, limit=max(self.bm25.n_docs, 1), coverage_of=3)
-        evidence = self._evidence(hits, terms)
+        evidence_words = evidence_terms(terms)
+        hits = self.bm25.search(
+            terms, limit=max(self.bm25.n_docs, 1), coverage_of=3, evidence=evidence_words
+        )
+        evidence = self._evidence(hits, evidence_words)
         best = self._best_chunks(hits)
         through = self._through_pages(pages, best)
         fused = np.zeros(len(best.chunk))

@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wikiq.text.han_singles import SINGLE_HAN_WORDS
 from wikiq.text.scripts import CJK_RUNS, SCRIPT_RUNS
 from wikiq.text.stemming import stem
 from wikiq.text.stopwords import CJK as _CJK_STOP
@@ -203,7 +204,10 @@ class _Tokenizer:
 
     def han(self, han: str) -> None:
         words = _cut(han)
-        self.out.extend([w for w in words if len(w) > 1 and w not in _CJK_STOP])
+        # One-character words only when they are nouns or adjectives (text/han_singles.py).
+        self.out.extend(
+            [w for w in words if (len(w) > 1 or w in SINGLE_HAN_WORDS) and w not in _CJK_STOP]
+        )
 
 
 def tokenize(text: str) -> list[str]:
@@ -237,7 +241,8 @@ def _fingerprint() -> str:
 
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for name in ("tokenize.py", "stopwords.py", "stemming.py", "scripts.py", "han_words.py"):
+    modules = ("tokenize", "stopwords", "stemming", "scripts", "han_words", "han_singles")
+    for name in (f"{m}.py" for m in modules):
         try:
             digest.update((here / name).read_bytes())
         except OSError:  # pragma: no cover - a zipped install: fall back to the names
