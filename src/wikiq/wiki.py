@@ -473,9 +473,8 @@ class Wiki:
             return True
 
     def _warm(self, catalog: Catalog) -> Retriever:
-        retriever = self._new_retriever(catalog)
-        retriever.indexes  # noqa: B018  # built (or read from the cache) now, not on a question
-        return retriever
+        # Built (or read from the cache) now, not on a question; from the indexes they replace.
+        return self._new_retriever(catalog).warm(previous=self._retriever)
 
     def __repr__(self) -> str:
         return f"Wiki({str(self.location.vault)!r}, pages={len(self.catalog)})"

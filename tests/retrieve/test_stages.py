@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +13,7 @@ import wikiq.retrieve.ppr as ppr_module
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.fusion import SIGNALS, FusionInput, fuse
+from wikiq.retrieve.indexes import STORED_CLASSES
 from wikiq.retrieve.names import NameIndex, name_features
 from wikiq.retrieve.ppr import (
     monte_carlo_pagerank,
@@ -22,6 +25,7 @@ from wikiq.retrieve.ppr import (
 from wikiq.retrieve.settings import FusionWeights
 from wikiq.retrieve.topk import best_places, best_reached
 from wikiq.sparse import CSR
+from wikiq.vault import store
 from wikiq.vault.terms import build_term_index
 
 
@@ -396,3 +400,47 @@ def test_pruned_group_search_returns_exactly_what_the_whole_vault_passes_do(
         assert pruned.scores.tolist() == full.scores.tolist()
         assert pruned.coverage.tolist() == full.coverage.tolist()
     assert sum(used) > 20  # the pruning really ran
+
+
+@pytest.mark.parametrize("from_cache", [False, True])
+def test_a_name_index_rebuilt_from_the_one_it_replaces_is_the_one_built_afresh(
+    make_catalog: CatalogFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, from_cache: bool
+) -> None:
+    # After an edit a running server rebuilds the name index from the previous one, copying
+    # the features of names it already had: the result must be exactly a fresh build's, and
+    # only the new names may be tokenized.
+    before = {
+        "concepts/orbit": page("Orbit", "A path.", aliases=("轨道",)),
+        "concepts/gravity": page("Gravity assist (spaceflight)", "A slingshot."),
+        "entities/voyager": page("Voyager 1", "A probe.", type="entity"),
+    }
+    after = {
+        **before,
+        "concepts/orbit": page("Orbit", "A path.", aliases=("轨道", "Umlaufbahn")),  # alias added
+        "entities/cassini": page("卡西尼号", "A probe to Saturn.", type="entity"),  # new page
+    }
+    del after["entities/voyager"]  # a page removed
+    old = NameIndex(make_catalog(before))
+    if from_cache:  # as a server holds it: read back from the cache, its strings still bytes
+        store.save(tmp_path / "names.npz", {"names": old}, STORED_CLASSES)
+        old = store.load(tmp_path / "names.npz", STORED_CLASSES, lazy_strings=True)["names"]
+        assert not isinstance(old.feature_words, list)
+    catalog = make_catalog(after)
+    fresh = NameIndex(catalog)
+    import wikiq.retrieve.names as names_module
+
+    tokenized: list[str] = []
+    real = names_module._features_of_name.__wrapped__
+    monkeypatch.setattr(names_module, "_features_of_name", lambda n: tokenized.append(n) or real(n))
+    reused = NameIndex(catalog, old)
+    assert sorted(tokenized) == ["Umlaufbahn", "cassini", "卡西尼号"]  # the new page: its file name too
+    assert reused.names == fresh.names
+    assert list(reused.feature_words) == list(fresh.feature_words)
+    assert reused.feature_ends.tolist() == fresh.feature_ends.tolist()
+    assert reused.vocab == fresh.vocab
+    assert reused.idf.tolist() == fresh.idf.tolist()
+    assert reused.name_weight.tolist() == fresh.name_weight.tolist()
+    question = name_features("gravity assist toward 卡西尼号 orbit")
+    assert [(m.page, m.score) for m in reused.match(question)] == [
+        (m.page, m.score) for m in fresh.match(question)
+    ]

@@ -104,6 +104,16 @@ class Retriever:
             )
         return self._indexes
 
+    def warm(self, previous: Retriever | None = None) -> Retriever:
+        """This retriever with its indexes built (or read from the cache) now, reusing what
+        `previous` (the retriever of the catalog this one replaces) already computed."""
+        if self._indexes is None:
+            before = previous._indexes if previous is not None else None
+            self._indexes = cached_indexes(
+                self.catalog, self.settings.direction, self.settings.in_weight, before
+            )
+        return self
+
     def with_sources(
         self, *, keywords: KeywordSource | None = None, semantic: SemanticSource | None = None
     ) -> Retriever:
