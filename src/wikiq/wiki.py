@@ -20,7 +20,7 @@ from wikiq.config import Config, load_config
 from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
-from wikiq.vault.catalog import Catalog, Progress, catalog_is_current, open_catalog
+from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
 
@@ -447,7 +447,8 @@ class Wiki:
             if now - self._checked < min_interval:
                 return False
             self._checked = now
-            current = catalog_is_current(self.catalog)
+            changes = vault_changes(self.catalog)
+            current = changes is None
             unchanged = current and not self._notes_changed()
             self._check_seconds = time.monotonic() - now
             if unchanged:
@@ -459,7 +460,10 @@ class Wiki:
                     self._answerer = None
                 return True
             catalog = open_catalog(
-                self.location, cache_dir=self.wired.cache_dir, use_cache=self._use_cache
+                self.location,
+                cache_dir=self.wired.cache_dir,
+                use_cache=self._use_cache,
+                scan=changes,
             )
             # Under a watcher this runs off the questions' path: build the indexes here
             # (~1.4 s on 8,000 pages), so no question waits for them; until they are ready,

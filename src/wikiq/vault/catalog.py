@@ -204,12 +204,15 @@ def open_catalog(
     cache_dir: Path | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
+    scan: VaultScan | None = None,
 ) -> Catalog:
-    """Open a vault's catalog, re-reading only files whose (size, mtime) changed."""
+    """Open a vault's catalog, re-reading only files whose (size, mtime) changed. `scan`: the
+    vault's scan when the caller has just made one (`vault_changes`)."""
     store = catalog_cache.CatalogCache(location, cache_dir) if use_cache else None
     if store is not None:
         prefetch([store.path])  # read in the background while the vault is scanned
-    scan = scan_vault(location)
+    if scan is None:
+        scan = scan_vault(location)
     index_stat = stat_file(location.index_path) if location.index_path else None
     cached = store.load() if store else None
 
@@ -334,14 +337,16 @@ def _cycle_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def catalog_is_current(catalog: Catalog) -> bool:
-    """Whether the vault on disk still holds exactly the catalog's pages (one stat per file,
-    no page read): what a long-running server checks before a question."""
+def vault_changes(catalog: Catalog) -> VaultScan | None:
+    """None while the vault on disk still holds exactly the catalog's pages (one stat per
+    file, no page read: what a long-running server checks before a question); else the scan,
+    for `open_catalog`, which then need not scan again (a second of a 100,000-page refresh)."""
     location = catalog.location
+    scan = scan_vault(location)
     index_stat = stat_file(location.index_path) if location.index_path else None
-    if index_stat != catalog.index_stat:
-        return False
-    return _unchanged(catalog.pages, scan_vault(location))
+    if index_stat == catalog.index_stat and _unchanged(catalog.pages, scan):
+        return None
+    return scan
 
 
 def _unchanged(pages: Sequence[Page], scan: VaultScan) -> bool:
