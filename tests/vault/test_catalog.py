@@ -305,3 +305,43 @@ def test_building_leaves_the_cycle_collector_as_it_found_it(
     with pytest.raises(OSError):
         _open(vault, use_cache=False)
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        # A body edit: new links, a dead one; every name as before, so only it is resolved.
+        ("wiki/concepts/space-debris.md", "# Space debris\n\nNear [[Luna]] and [[nowhere]].\n", True),
+        # A new alias: another page's link to it resolves now, so every link is resolved.
+        ("wiki/concepts/space-debris.md", '---\naliases:\n  - "nowhere"\n---\n# Space debris\n', False),
+        # A new title for the page a link names by title.
+        ("wiki/concepts/orbit.md", "# Kessler orbit\n\nA path around [[moon]].\n", False),
+    ],
+)
+def test_links_after_an_edit_are_the_ones_a_fresh_read_finds(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch, edit: tuple[str, str, bool]
+) -> None:
+    # A re-read resolves only the edited pages' links when every page's names are as they
+    # were; whichever way, the graph and the dead links are those of a catalog read afresh.
+    pages = {**PAGES, "wiki/concepts/drift.md": "# Drift\n\nSee [[nowhere]] and [[orbit]].\n"}
+    vault = make_vault(pages)
+    _open(vault)
+    name, text, reused = edit
+    page = vault / name
+    page.write_text(text)
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
+    resolved: list[str] = []
+    real = catalog_module.LinkResolver.resolve
+
+    def spy(self: object, target: str, from_path: str = "") -> int | None:
+        resolved.append(from_path)
+        return real(self, target, from_path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(catalog_module.LinkResolver, "resolve", spy)
+    refreshed = _open(vault)
+    assert (set(resolved) == {name[5:-3]}) is reused
+    fresh = open_catalog(locate_vault(vault), use_cache=False)
+    assert [refreshed.out_links[i] for i in range(len(refreshed.pages))] == [
+        fresh.out_links[i] for i in range(len(fresh.pages))
+    ]
+    assert list(refreshed.dead_links) == list(fresh.dead_links)

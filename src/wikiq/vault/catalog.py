@@ -295,7 +295,10 @@ def _build(
     del term_rows  # the batches' blocks: as large as the matrices just built from them
 
     index_missing = _apply_index(pages, _read_index(location))
-    out_links, dead = _resolve_links(location, pages)
+    reuse = _same_names(cached, pages) if cached is not None else False
+    out_links, dead = _resolve_links(
+        location, pages, previous=cached if reuse else None, reread=set(to_read)
+    )
 
     graph = adjacency(out_links, len(pages))
     del out_links  # a list of numbers a page: the graph holds them now
@@ -506,9 +509,32 @@ def _apply_index(pages: list[Page], entries: Iterable[IndexEntry]) -> list[str]:
     return missing
 
 
+def _same_names(cached: catalog_cache.CachedCatalog, pages: list[Page]) -> bool:
+    """Whether `pages` are the cached catalog's files in its order, each with the same path,
+    title and aliases: then every link resolves as it did (resolution reads nothing else),
+    and only the re-read pages' links need resolving again."""
+    if len(cached.pages) != len(pages):
+        return False
+    return all(
+        page_field(cached.pages, name) == [getattr(p, name) for p in pages]
+        for name in ("file", "path", "title", "aliases")
+    )
+
+
 def _resolve_links(
-    location: VaultLocation, pages: list[Page]
+    location: VaultLocation,
+    pages: list[Page],
+    *,
+    previous: catalog_cache.CachedCatalog | None = None,
+    reread: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[int, ...]], list[DeadLink]]:
+    """Each page's links as page numbers, and the dead ones. With `previous` (a catalog of
+    the same pages and names, `_same_names`), a page not in `reread` keeps its links and dead
+    links as they were: an edit to one page of 100,000 resolved ~780,000 links (4 s)."""
+    kept_dead: dict[str, list[DeadLink]] = {}
+    if previous is not None:
+        for d in previous.dead_links:
+            kept_dead.setdefault(d.page, []).append(d)
     resolver = LinkResolver(pages, location.wiki_folder)
     out_links: list[tuple[int, ...]] = []
     dead: list[DeadLink] = []
@@ -517,6 +543,10 @@ def _resolve_links(
     memo: dict[tuple[str, str], int | None] = {}
     outside: dict[str, bool] = {}
     for i, page in enumerate(pages):
+        if previous is not None and page.file not in reread:
+            out_links.append(tuple(previous.graph.row(i).tolist()))
+            dead.extend(kept_dead.get(page.path, ()))
+            continue
         targets: list[int] = []
         seen: set[int] = set()
         folder = page.path.rsplit("/", 1)[0] if "/" in page.path else ""
