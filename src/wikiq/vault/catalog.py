@@ -510,14 +510,14 @@ def _apply_index(pages: list[Page], entries: Iterable[IndexEntry]) -> list[str]:
 
 
 def _same_names(cached: catalog_cache.CachedCatalog, pages: list[Page]) -> bool:
-    """Whether `pages` are the cached catalog's files in its order, each with the same path,
-    title and aliases: then every link resolves as it did (resolution reads nothing else),
-    and only the re-read pages' links need resolving again."""
+    """Whether `pages` are the cached catalog's files in its order, each with the same title
+    and aliases: then every link resolves as it did (resolution reads nothing else; a page's
+    path and name follow from its file), and only the re-read pages' links need resolving."""
     if len(cached.pages) != len(pages):
         return False
     return all(
         page_field(cached.pages, name) == [getattr(p, name) for p in pages]
-        for name in ("file", "path", "title", "aliases")
+        for name in ("file", "title", "aliases")
     )
 
 
