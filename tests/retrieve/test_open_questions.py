@@ -319,3 +319,41 @@ def test_a_one_character_word_is_not_counted_as_coverage_evidence(make_catalog: 
     without = r.retrieve("新建的怎么沿用仓库的设置？").coverage["features"]
     assert with_char["text_coverage"] == without["text_coverage"]
     assert with_char["known"] == without["known"]
+
+
+# --- passages ----------------------------------------------------------------------------------
+
+_SYSTEMS = [
+    "thrusters burn hydrazine", "radiators shed heat", "antennas relay telemetry",
+    "docking ports align capsules", "solar arrays charge batteries", "treadmills keep muscles",
+    "the medical kit holds bandages", "airlocks cycle before spacewalks",
+]
+_HANDBOOK = "A handbook of the station's systems.\n\n" + "\n\n".join(
+    f"## Part {i}\n\n" + " ".join(f"On the station the {s}, as checked in drill {d}." for d in range(4))
+    for i, s in enumerate(_SYSTEMS)
+) + "\n\n## Galley\n\nThe galley rehydrates freeze-dried meals with recycled water.\n"
+_NEAR = {
+    "water-recovery": "Water recovery makes recycled water from condensate; the loop is tested weekly.",
+    "freeze-drying": "Freeze-drying removes water from food; freeze-dried food keeps for years.",
+    "meals": "Meals on long flights are planned by dietitians; each meal is packed by day.",
+    "galley-design": "Galley design on aircraft puts ovens and carts near the doors.",
+    "rehydration": "Rehydration after exercise restores water lost as sweat.",
+    "camping-food": "Camping food is often freeze-dried meals: add hot water and wait.",
+    "grey-water": "Grey water is recycled water from sinks, used again for flushing.",
+    "ship-galley": "A ship's galley cooks meals for the crew in rough seas.",
+    "astronaut-food": "Astronaut food came in tubes; later meals came freeze-dried.",
+}
+
+
+def test_a_long_pages_one_answering_section_is_its_passage_rank(make_catalog: CatalogFactory) -> None:
+    # Whole-page BM25 holds the handbook down by its length (its other sections are about
+    # other things); its galley section is the best passage in the vault.
+    pages = {"concepts/station-handbook": page("Station handbook", _HANDBOOK)}
+    pages |= {f"concepts/{name}": page(name.replace("-", " ").title(), text) for name, text in _NEAR.items()}
+    r = Retriever(make_catalog(pages))
+    result = r.retrieve("how are freeze-dried meals rehydrated with recycled water in the galley", k=20)
+    signals = next(p.signals for p in result.results if p.path == "concepts/station-handbook")
+    assert signals["rank_passages"] == 1
+    assert signals["rank_text"] > 5
+    off = r.with_settings(rrf_passages=0.0).retrieve("freeze-dried meals in the galley", k=20)
+    assert not any("rank_passages" in p.signals for p in off.results)

@@ -15,6 +15,7 @@ from wikiq.vault.cache import CatalogCache
 from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
 from wikiq.vault.scan import advise_reading
+from wikiq.vault.terms import TERM_FIELDS, TermIndex
 
 PAGES = {
     "wiki/index.md": index_md(
@@ -213,8 +214,8 @@ def test_parallel_and_serial_reads_agree(
     assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]
     assert parallel.out_links == serial.out_links
     for i in range(len(serial.pages)):
-        assert parallel.terms.row(i) == serial.terms.row(i)
-        assert parallel.field_terms("lead").row(i) == serial.field_terms("lead").row(i)
+        for name in TERM_FIELDS:
+            assert _rows(parallel.field_terms(name), i) == _rows(serial.field_terms(name), i)
     # Pages from the workers share one string per name: a link target is its page's path.
     by_path = {p.path: p for p in parallel.pages}
     linking = by_path["entities/p0"]
@@ -230,6 +231,8 @@ def test_pages_read_in_parallel_among_unchanged_ones_keep_their_own_terms(
     files = {"wiki/index.md": index_md("- [[entities/p0|p0]]")}
     for k in range(40):
         files[f"wiki/entities/p{k:02d}.md"] = f"# Page {k}\n\nAbout topic{k % 7} and [[entities/p00]].\n"
+        if k % 10 == 3:  # long pages, of several passages each
+            files[f"wiki/entities/p{k:02d}.md"] += _sections(k)
     vault = make_vault(files)
     monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 2)
     _open(vault)
@@ -241,10 +244,24 @@ def test_pages_read_in_parallel_among_unchanged_ones_keep_their_own_terms(
     assert refreshed.files_read == 3
     serial = _open(vault, use_cache=False)
     assert refreshed.terms.row(5) == {"page": 1, "5": 1, "comet": 2, "dust": 1}
-    for name in ("body", "lead"):
+    for name in TERM_FIELDS:
         got, want = refreshed.field_terms(name), serial.field_terms(name)
         for i in range(len(serial.pages)):
-            assert got.row(i) == want.row(i), (name, i)
+            assert _rows(got, i) == _rows(want, i), (name, i)
+    assert len(_rows(refreshed.field_terms("passages"), 13)) >= 3
+
+
+def _sections(k: int) -> str:
+    return "".join(
+        f"\n## Part {s}\n\n" + f"Section {s} of page {k} tells of topic{s} at length. " * 12
+        for s in range(3)
+    )
+
+
+def _rows(terms: TermIndex, page: int) -> list[dict[str, int]]:
+    """A page's rows in one field (its passages, or its one row)."""
+    first, end = terms.entry_rows(page)
+    return [terms.row(r) for r in range(first, end)]
 
 
 def test_plain_vault_pages_are_root_relative_and_skip_dot_folders(make_vault: VaultFactory) -> None:

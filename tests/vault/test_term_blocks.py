@@ -74,3 +74,40 @@ def test_block_rows_mixed_with_kept_and_new_rows_stay_in_page_order() -> None:
         {"moon": 7},
         PAGES[5],
     ]
+
+
+# Pages with several rows each (their passages), one page with none.
+PASSAGES = [
+    [{"moon": 2}, {"orbit": 1, "moon": 1}],
+    [{"comet": 3}],
+    [],
+    [{"orbit": 4}, {"dust": 1}, {"comet": 1, "dust": 2}],
+]
+
+
+def _passages(index, page: int) -> list[dict[str, int]]:  # type: ignore[no-untyped-def]
+    first, end = index.entry_rows(page)
+    return [index.row(r) for r in range(first, end)]
+
+
+def test_pages_of_several_rows_keep_their_rows_through_blocks_and_refreshes() -> None:
+    want = build_term_index(PASSAGES)
+    assert [_passages(want, i) for i in range(4)] == PASSAGES
+    assert want.row_entries().tolist() == [0, 0, 1, 3, 3, 3]
+    vocab = Vocab()
+    buffer = TermBuffer(expected_rows=4)
+    got = build_term_index(_blocks([PASSAGES[:3], PASSAGES[3:]], buffer, vocab), None, vocab)
+    assert [_passages(got, i) for i in range(4)] == PASSAGES
+    # A refresh: pages 0 and 3 unchanged (their rows copied), page 1 edited, page 2 now
+    # with a passage, a new page at the end.
+    vocab = Vocab(got.vocab)
+    block = TermBlock.from_packed(pack_batch([[{"nebula": 2}, {"moon": 1}]]), vocab, buffer)
+    again = build_term_index([0, (block, 0), [{"quasar": 1}], 3, []], got, vocab)
+    assert [_passages(again, i) for i in range(5)] == [
+        PASSAGES[0],
+        [{"nebula": 2}, {"moon": 1}],
+        [{"quasar": 1}],
+        PASSAGES[3],
+        [],
+    ]
+    assert again.entries == 5

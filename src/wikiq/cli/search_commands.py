@@ -88,6 +88,7 @@ SHORT_SIGNAL_NAMES = {
     "centrality": "cent",
     "rank_text": "text",
     "rank_lead": "lead",
+    "rank_passages": "pass",
     "rank_names": "names",
     "rank_sem": "sem",
     "rank_graph": "graph",
@@ -173,6 +174,7 @@ def _print_sources(r: Retrieval, out: Console) -> None:
 RANK_SIGNALS = (
     "rank_text",
     "rank_lead",
+    "rank_passages",
     "rank_names",
     "rank_sem",
     "rank_keywords",

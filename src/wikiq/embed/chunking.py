@@ -70,6 +70,12 @@ def chunk_page(
     ]
 
 
+def section_spans(body: str, *, budget: int) -> list[tuple[int, int]]:
+    """Where `chunk_page` would cut a body that has no frontmatter left (a page's parsed
+    body, whose first line may be a rule), without overlap: (start, end) offsets, in order."""
+    return [(s, e) for s, e, *_ in _chunk_spans(body, 0, budget, 0)]
+
+
 def _body_start(text: str) -> int:
     bom = 1 if text.startswith(BOM) else 0
     return bom + split_frontmatter(text).body_start

@@ -82,6 +82,7 @@ class _Evidence:
     # A Chinese question over a vault mostly in other languages, searched through the
     # glossary (retrieve/translation.py); empty otherwise.
     translated: BodyHits = field(default_factory=BodyHits.empty)
+    passages: list[int] = field(default_factory=list)  # pages, by their best passage
 
 
 @dataclass
@@ -392,17 +393,18 @@ class Retriever:
             for i, hits in enumerate(self._part_hits(ev))
         ]
         text = ev.text.pages.tolist() if s.mode != "lexical" else []  # ablation: names only
-        text_weight = s.rrf_text
+        readable = 1.0
         if len(ev.translated.pages):
             # A question in a language the vault is not written in: its own words that the
             # vault holds are mostly numbers and Latin fragments ("2024", "01"), so its text
-            # channel counts for the share of the question the vault can read.
-            text_weight *= ix.text.known_share(ev.text_terms)
+            # channels count for the share of the question the vault can read.
+            readable = ix.text.known_share(ev.text_terms)
         channels = [
             *(parts if text else []),
-            Channel("text", text, text_weight),
+            Channel("text", text, s.rrf_text * readable),
             Channel("translated", ev.translated.pages.tolist(), s.rrf_translated),
             Channel("lead", ev.lead.pages.tolist(), s.rrf_lead),
+            Channel("passages", ev.passages, s.rrf_passages * readable),
             Channel("names", names if s.mode != "body" else [], s.rrf_names),
             # Only pages closer to the question than the vault's average page.
             Channel("sem", [p for p, sim in ev.sem if sim > 0], s.rrf_sem),
@@ -494,6 +496,7 @@ class Retriever:
         evidence = evidence_terms(terms)  # what the coverage shares count (han_singles.py)
         body = ix.text.search(terms, limit=limit, evidence=evidence) if text else BodyHits.empty()
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
+        passages = self._passage_pages(content, limit) if text else []
         # The text channel always runs: the coverage decision reads it in every mode.
         if text and len(terms) == len(content):
             text_hits = body  # the same words over the same index: the same hits
@@ -509,7 +512,18 @@ class Retriever:
             text=text_hits,
             text_terms=content,
             translated=translated,
+            passages=passages,
         )
+
+    def _passage_pages(self, terms: list[str], limit: int) -> list[int]:
+        """The pages of the best passages, each at the place of its best one. A page has a
+        few passages: twice `limit` of them still name most of `limit` pages."""
+        if self.settings.rrf_passages <= 0:
+            return []
+        ix = self.indexes
+        hits = ix.passages.search(terms, limit=2 * limit, coverage_of=0)
+        pages = ix.passage_pages[hits.pages]
+        return list(dict.fromkeys(pages.tolist()))[:limit]
 
     def _wants_semantic(self, ev: _Evidence, coverage: Coverage) -> bool:
         """Whether Stage 0 can still change the outcome, so the question is worth embedding."""

@@ -33,6 +33,8 @@ class RetrievalIndexes:
     # of the cache at 1M pages (docs/BENCHMARKS.md, "One text index").
     text: BodyIndex
     lead: BodyIndex  # BM25 over lead paragraphs
+    passages: BodyIndex  # BM25 over passages (sections of about 800 characters, title in)
+    passage_pages: np.ndarray  # the page each passage is from
     walk: WalkGraph  # PPR transition matrix (Stage 4)
     graph: CSR  # the link graph (row links to column)
     graph_t: CSR  # its transpose, row-major: who links to each page
@@ -64,10 +66,13 @@ def build_indexes(
     centrality = np.log1p(in_degree)
     if centrality.max(initial=0) > 0:
         centrality = centrality / centrality.max()
+    passages = catalog.field_terms("passages")
     return RetrievalIndexes(
         names=NameIndex(catalog, previous.names if previous is not None else None),
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
+        passages=BodyIndex(passages),
+        passage_pages=passages.row_entries().astype(np.int32),
         walk=walk_graph(catalog.graph, direction, in_weight),
         graph=catalog.graph,
         graph_t=catalog.graph_t,
@@ -121,7 +126,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 11
+INDEX_FORMAT = 12
 
 
 def cached_indexes(

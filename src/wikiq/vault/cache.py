@@ -28,7 +28,7 @@ from wikiq.vault.terms import TermIndex
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
@@ -157,14 +157,22 @@ class CatalogCache:
                 matrix = f["matrix"]
                 if not isinstance(matrix, CSR) or matrix.shape[1] != len(f["vocab"]):
                     return None
-                out[name] = TermIndex(list(f["vocab"]), matrix)
+                starts = f.get("entry_starts")
+                if starts is not None and not _entry_starts_fit(starts, matrix.shape[0]):
+                    return None
+                out[name] = TermIndex(list(f["vocab"]), matrix, entry_starts=starts)
+            if len({t.entries for t in out.values()}) > 1:
+                return None  # every field holds the same pages
             return out
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
 
     def save_terms(self, terms: dict[str, TermIndex], built_at: float) -> bool:
         """Write the term indexes of the catalog built at `built_at` (False if it cannot)."""
-        fields = {name: {"vocab": t.vocab, "matrix": t.matrix} for name, t in terms.items()}
+        fields = {
+            name: {"vocab": t.vocab, "matrix": t.matrix, "entry_starts": t.entry_starts}
+            for name, t in terms.items()
+        }
         return store.save(self.terms_path, {**self._head(), "fields": fields, "built_at": built_at})
 
     def _head(self) -> dict[str, Any]:
@@ -196,3 +204,15 @@ class CatalogCache:
         }
         ok = ok and store.save(self.path, {**head, "catalog": body})
         return self.path if ok else None
+
+
+def _entry_starts_fit(starts: object, rows: int) -> bool:
+    """Whether saved entry starts can index `rows` rows: from 0 to `rows`, never falling."""
+    return (
+        isinstance(starts, np.ndarray)
+        and starts.ndim == 1
+        and len(starts) >= 1
+        and int(starts[0]) == 0
+        and int(starts[-1]) == rows
+        and bool(np.all(np.diff(starts) >= 0))
+    )

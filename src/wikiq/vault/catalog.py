@@ -21,8 +21,8 @@ from wikiq.sparse import CSR
 from wikiq.vault import cache as catalog_cache
 from wikiq.vault.index_file import IndexEntry, index_entries
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.markdown import split_lead
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
+from wikiq.vault.page_terms import no_terms, page_terms
 from wikiq.vault.resolve import LinkResolver
 from wikiq.vault.rows import PageRows, page_field
 from wikiq.vault.scan import FileStat, VaultScan, advise_reading, scan_vault, stat_file
@@ -37,7 +37,6 @@ from wikiq.vault.terms import (
     TermRow,
     Vocab,
     build_term_index,
-    count_terms,
     pack_batch,
 )
 
@@ -375,15 +374,9 @@ def _read_one(root: Path, file: str, st: FileStat) -> tuple[Page, FieldTerms]:
     except OSError as err:
         parsed = parse_page(b"", file, size=st.size, mtime_ns=st.mtime_ns)
         parsed.page.problem = f"could not be read: {err.strerror or err}"
-        return parsed.page, {name: {} for name in TERM_FIELDS}
+        return parsed.page, no_terms()
     parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
-    # The lead is part of the body: tokenize it once, then the rest, and add the counts.
-    lead, rest = split_lead(parsed.body, masked=parsed.masked)
-    lead_counts = count_terms(lead)
-    body_counts = count_terms(rest)
-    for term, n in lead_counts.items():
-        body_counts[term] = body_counts.get(term, 0) + n
-    return parsed.page, {"body": body_counts, "lead": lead_counts}
+    return parsed.page, page_terms(parsed.page.title, parsed.body, parsed.masked)
 
 
 def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:

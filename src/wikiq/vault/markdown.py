@@ -284,6 +284,12 @@ def first_heading(body: str, *, masked: str | None = None) -> str | None:
 def split_lead(body: str, limit: int = 600, *, masked: str | None = None) -> tuple[str, str]:
     """The first paragraph of prose (where a page says what it is; headings, tables, quotes
     and code skipped), cut to `limit` characters, and the rest of the body."""
+    start, end = lead_span(body, limit, masked=masked)
+    return body[start:end], body[:start] + body[end:]
+
+
+def lead_span(body: str, limit: int = 600, *, masked: str | None = None) -> tuple[int, int]:
+    """Where `split_lead`'s lead is in `body`: (start, end), (0, 0) when there is none."""
     if masked is None:
         masked = mask_code(body)
     pos = 0
@@ -299,9 +305,8 @@ def split_lead(body: str, limit: int = 600, *, masked: str | None = None) -> tup
             end = pos + len(line)
         pos += len(line)
     if start < 0:
-        return "", body
-    end = min(end, start + limit)
-    return body[start:end], body[:start] + body[end:]
+        return 0, 0
+    return start, min(end, start + limit)
 
 
 def lead_paragraph(body: str, limit: int = 600) -> str:

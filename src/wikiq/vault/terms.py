@@ -21,10 +21,13 @@ from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
 from wikiq.vault.store import StrIds, Strings
 
-# Term fields gathered per page: the whole body, and its lead paragraph (where a page says
-# what it is about; the plugin's index summary is a 100-character cut of it).
-TERM_FIELDS = ("body", "lead")
-FieldTerms = dict[str, dict[str, int]]
+# Term fields gathered per page: the whole body, its lead paragraph (where a page says what it
+# is about; the plugin's index summary is a 100-character cut of it), and its passages (the
+# body cut at headings and paragraphs, each with the title's terms: a long page whose one
+# section answers is ranked by that section, not held down by its length).
+TERM_FIELDS = ("body", "lead", "passages")
+# A page's counts in each field: one row, or (passages) a row per passage.
+FieldTerms = dict[str, "dict[str, int] | list[dict[str, int]]"]
 
 
 @lru_cache(maxsize=1 << 18)
@@ -51,14 +54,17 @@ def count_terms(text: str) -> dict[str, int]:
 
 @dataclass
 class TermIndex:
-    """Rows are pages in catalog order; columns are `vocab` terms; values are counts."""
+    """Rows are pages in catalog order (or several rows a page: see `entry_starts`); columns
+    are `vocab` terms; values are counts."""
 
     vocab: list[str]  # or `store.Strings`, from a cache: decoded as looked up
-    matrix: CSR  # shape (pages, len(vocab)), float32 counts
+    matrix: CSR  # shape (rows, len(vocab)), float32 counts
     # The same counts by term (each term's pages), when a cache kept them: BM25 reads terms.
     postings: CSR | None = field(default=None, repr=False, compare=False)
     # Each row's number of tokens, when a cache kept them (`lengths`).
     row_lengths: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # Entry (page) i's rows are entry_starts[i]:entry_starts[i + 1]; None: row i alone.
+    entry_starts: np.ndarray | None = field(default=None, repr=False, compare=False)
     _ids: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def by_term(self) -> CSR:
@@ -87,6 +93,26 @@ class TermIndex:
             else:
                 self._ids = {t: i for i, t in enumerate(self.vocab)}
         return self._ids
+
+    @property
+    def entries(self) -> int:
+        """How many entries (pages) the rows belong to."""
+        if self.entry_starts is None:
+            return self.matrix.shape[0]
+        return len(self.entry_starts) - 1
+
+    def entry_rows(self, i: int) -> tuple[int, int]:
+        """The rows of entry `i`: [start, end)."""
+        if self.entry_starts is None:
+            return i, i + 1
+        return int(self.entry_starts[i]), int(self.entry_starts[i + 1])
+
+    def row_entries(self) -> np.ndarray:
+        """The entry (page) each row belongs to."""
+        rows = self.matrix.shape[0]
+        if self.entry_starts is None:
+            return np.arange(rows, dtype=np.int64)
+        return np.repeat(np.arange(self.entries, dtype=np.int64), np.diff(self.entry_starts))
 
     def row(self, i: int) -> dict[str, int]:
         start, end = self.matrix.indptr[i], self.matrix.indptr[i + 1]
@@ -161,43 +187,67 @@ class TermBlock:
 
     buffer: TermBuffer
     starts: np.ndarray  # int64, one more than the rows: places in the buffer
+    # Page k's rows are entries[k]:entries[k + 1] (a page's passages); None: row k alone.
+    entries: np.ndarray | None = None
 
     @classmethod
     def from_packed(cls, packed: PackedRows, vocab: Vocab, buffer: TermBuffer) -> TermBlock:
         """A worker's packed rows, their batch-local term numbers mapped into `vocab`,
         appended to `buffer`."""
-        terms, lengths, local, counts = packed
+        terms, lengths, local, counts, entries = packed
         cols = vocab.ids_of(terms)[local]
         rows = np.repeat(np.arange(len(lengths)), lengths)
         order = np.lexsort((cols, rows))  # each row's columns ascending, rows in order
         start = buffer.append(cols[order], counts[order], len(lengths))
         starts = np.full(len(lengths) + 1, start, dtype=np.int64)
         starts[1:] += np.cumsum(lengths)  # `lengths` is int64: see `pack_batch`
-        return cls(buffer, starts)
+        return cls(buffer, starts, entries)
+
+    def rows_of(self, k: int) -> tuple[int, int]:
+        if self.entries is None:
+            return k, k + 1
+        return int(self.entries[k]), int(self.entries[k + 1])
 
 
-# A page's term counts: a term -> count dict, the row number of an unchanged page in the
-# previous index, (column numbers in the shared vocabulary, counts) already mapped, or row k
-# of a `TermBlock` (consecutive rows of one block are copied in one piece).
-TermRow = dict[str, int] | int | tuple[np.ndarray, np.ndarray] | tuple[TermBlock, int]
+# A page's term counts (an *entry*: one row, or several): a term -> count dict, a list of
+# them (a page's passages), the entry number of an unchanged page in the previous index,
+# (column numbers in the shared vocabulary, counts) already mapped, or entry k of a
+# `TermBlock` (consecutive entries of one block are copied in one piece).
+TermRow = (
+    dict[str, int]
+    | list[dict[str, int]]
+    | int
+    | tuple[np.ndarray, np.ndarray]
+    | tuple[TermBlock, int]
+)
 
 # A batch's rows packed for the trip from a worker: the batch's distinct terms, each row's
-# number of terms, and every row's (batch-local term number, count) one after the other.
-PackedRows = tuple[list[str], np.ndarray, np.ndarray, np.ndarray]
+# number of terms, every row's (batch-local term number, count) one after the other, and
+# where each entry's rows start (None when every entry is one row).
+PackedRows = tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]
 
 
-def pack_batch(rows: Sequence[dict[str, int]]) -> PackedRows:
+def pack_batch(entries: Sequence[dict[str, int] | list[dict[str, int]]]) -> PackedRows:
     """Rows of one batch with a batch-local vocabulary, so the parent maps each distinct term
     once per batch instead of once per page (this is what keeps a 100,000-page first read
-    from spending its time in dictionary lookups)."""
+    from spending its time in dictionary lookups). An entry is one row or a list of rows."""
     chain = itertools.chain.from_iterable
+    starts = None
+    rows: Sequence[dict[str, int]]
+    if any(isinstance(e, list) for e in entries):
+        per_entry = [e if isinstance(e, list) else [e] for e in entries]
+        starts = np.zeros(len(entries) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in per_entry], out=starts[1:])
+        rows = list(chain(per_entry))
+    else:
+        rows = entries  # type: ignore[assignment]
     local: dict[str, int] = dict.fromkeys(chain(rows), 0)  # the terms, in order of first use
     for i, term in enumerate(local):
         local[term] = i
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
     ids = np.array(list(map(local.__getitem__, chain(rows))), dtype=np.int32)
     counts = np.array(list(chain(map(dict.values, rows))), dtype=np.float32)
-    return list(local), lengths, ids, counts
+    return list(local), lengths, ids, counts, starts
 
 
 def build_term_index(
@@ -205,12 +255,14 @@ def build_term_index(
     previous: TermIndex | None = None,
     vocab: Vocab | None = None,
 ) -> TermIndex:
-    """Assemble the matrix from rows in page order (see `TermRow`)."""
+    """Assemble the matrix from entries in page order (see `TermRow`)."""
     if vocab is None:
         vocab = Vocab(previous.vocab if previous is not None else ())
     lengths: list[int] = []
-    # Pieces of the matrix in row order: (array, start, end); pieces of a `TermBuffer` that
-    # follow each other there are joined without copying (see `_joined`).
+    entry_sizes: list[int] = []  # rows per entry
+    # Pieces of the matrix in row order: (array, start, end); pieces of one array that
+    # follow each other there (a first read's `TermBuffer`, the previous index's rows of
+    # unchanged pages) are joined without copying them one by one (see `_joined`).
     index_parts: list[tuple[np.ndarray, int, int]] = []
     data_parts: list[tuple[np.ndarray, int, int]] = []
     run: list[Any] = []  # [block, first row, end row] of consecutive rows of one block
@@ -223,33 +275,47 @@ def build_term_index(
         lengths.extend(np.diff(block.starts[first : end + 1]).tolist())
         run.clear()
 
+    def add(row: dict[str, int] | tuple[np.ndarray, np.ndarray]) -> None:
+        if isinstance(row, dict):
+            cols = vocab.ids_of(list(row))
+            vals = np.fromiter(row.values(), dtype=np.float32, count=len(row))
+        else:
+            cols, vals = row
+        order = np.argsort(cols, kind="stable")
+        index_parts.append((cols[order], 0, len(cols)))
+        data_parts.append((vals[order], 0, len(vals)))
+        lengths.append(len(cols))
+
     for row in rows:
         if isinstance(row, tuple) and isinstance(row[0], TermBlock):
             block, k = row
-            if run and run[0] is block and run[2] == k:
-                run[2] = k + 1
+            first, end = block.rows_of(k)
+            entry_sizes.append(end - first)
+            if run and run[0] is block and run[2] == first:
+                run[2] = end
                 continue
             if run:
                 copy_run()
-            run.extend((block, k, k + 1))
+            run.extend((block, first, end))
             continue
         if run:
             copy_run()
         if isinstance(row, int):
             assert previous is not None
-            start, end = previous.matrix.indptr[row], previous.matrix.indptr[row + 1]
-            cols, vals = previous.matrix.indices[start:end], previous.matrix.data[start:end]
+            first, end = previous.entry_rows(row)
+            indptr = previous.matrix.indptr
+            a, b = int(indptr[first]), int(indptr[end])
+            index_parts.append((previous.matrix.indices, a, b))
+            data_parts.append((previous.matrix.data, a, b))
+            lengths.extend(np.diff(indptr[first : end + 1]).tolist())
+            entry_sizes.append(end - first)
+        elif isinstance(row, list):
+            for one in row:
+                add(one)
+            entry_sizes.append(len(row))
         else:
-            if isinstance(row, dict):
-                cols = vocab.ids_of(list(row))
-                vals = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-            else:
-                cols, vals = row
-            order = np.argsort(cols, kind="stable")
-            cols, vals = cols[order], vals[order]
-        index_parts.append((cols, 0, len(cols)))
-        data_parts.append((vals, 0, len(vals)))
-        lengths.append(len(cols))
+            add(row)
+            entry_sizes.append(1)
     if run:
         copy_run()
     indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -260,7 +326,11 @@ def build_term_index(
         _joined(data_parts, np.float32),
         (len(lengths), len(vocab.terms)),
     )
-    return TermIndex(vocab.terms, matrix)
+    entry_starts = None
+    if any(n != 1 for n in entry_sizes):
+        entry_starts = np.zeros(len(entry_sizes) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(entry_sizes, dtype=np.int64), out=entry_starts[1:])
+    return TermIndex(vocab.terms, matrix, entry_starts=entry_starts)
 
 
 def _joined(parts: Sequence[tuple[np.ndarray, int, int]], dtype: type) -> np.ndarray:

@@ -1,0 +1,53 @@
+"""A page's term counts in every field (`terms.TERM_FIELDS`), from one tokenization of its body.
+
+The body is cut where its lead paragraph and its passages begin and end, each piece is
+tokenized once, and every field counts the terms of the pieces it covers: the passages cost
+the reading workers a cut and a count, not a second pass of the tokenizer over the page.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from itertools import chain, pairwise
+
+from wikiq.vault.markdown import lead_span
+from wikiq.vault.terms import FieldTerms, match_terms
+
+# Characters of body per passage, cut at headings, then paragraphs, then sentences (the
+# chunker of embed/). Natural dev questions, recall@5 pooled over five vaults with the
+# passage channel at weight 0.35: 600 characters 0.932, 800 0.935, 1,200 0.929
+# (docs/BENCHMARKS.md, "Passages").
+PASSAGE_BUDGET = 800
+
+
+def page_terms(title: str, body: str, masked: str) -> FieldTerms:
+    """Counts of the whole body, of its lead, and of each passage with the title's terms in
+    it (a passage deep in a page seldom repeats the page's name; questions name it)."""
+    # Imported here: reading pages is a first open's or a refresh's work, never a warm open's.
+    from wikiq.embed.chunking import section_spans
+
+    # Passage i runs from its chunk's start to the next one's: the blank lines between
+    # chunks are theirs too, so the passages tile the body and add up to it.
+    starts = [0, *(start for start, _ in section_spans(body, budget=PASSAGE_BUDGET)[1:])]
+    lead = lead_span(body, masked=masked)
+    cuts = sorted({*starts, len(body), *(lead if lead[1] > lead[0] else ())})
+    passages: list[list[str]] = [[] for _ in starts]
+    lead_terms: list[str] = []
+    for start, end in pairwise(cuts):
+        # Each token stemmed where it stands (memoised), then counted in C by every field.
+        terms = match_terms(body[start:end])
+        passages[bisect_right(starts, start) - 1].extend(terms)
+        if lead[0] <= start and end <= lead[1]:
+            lead_terms.extend(terms)
+    title_terms = match_terms(title)
+    return {
+        "body": dict(Counter(chain.from_iterable(passages))),
+        "lead": dict(Counter(lead_terms)),
+        "passages": [dict(Counter(chain(p, title_terms))) for p in passages if p],
+    }
+
+
+def no_terms() -> FieldTerms:
+    """The terms of a page that could not be read: empty rows, and no passage."""
+    return {"body": {}, "lead": {}, "passages": []}
