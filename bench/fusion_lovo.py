@@ -1,9 +1,10 @@
 """Leave-one-vault-out check of the open-question fusion weights (retrieve/settings.py).
 
-    python bench/fusion_lovo.py [--embed]
+    python bench/fusion_lovo.py [--embed] [--only rrf_passages]
 
-Runs a small grid of the reciprocal-rank-fusion weights (lead, question parts, graph, names;
-the text channel stays at 2.0) over the natural dev questions of the five vaults. For each
+Runs a small grid of the reciprocal-rank-fusion weights (lead, question parts, graph, names,
+passages; the text channel stays at 2.0) over the natural dev questions of the five vaults
+(`--only`: one weight's values, the others as shipped). For each
 vault, the configuration best on the other four is chosen and scored on it: the held-out
 recall@5 says how much of the gain carries over to questions the weights never saw, next to
 the shipped settings and plain BM25 on the same questions.
@@ -26,13 +27,18 @@ GRID = {
     "rrf_parts": (0.0, 0.5, 1.0),
     "rrf_graph": (0.0, 0.25, 0.5),
     "rrf_names": (0.0, 0.5),
+    "rrf_passages": (0.0, 0.35, 0.75),
 }
+# `--only rrf_passages`: the finer steps of one weight.
+ONLY = {"rrf_passages": (0.0, 0.2, 0.35, 0.5, 0.75)}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--embed", action="store_true", help="use Stage 0 where an index exists")
+    ap.add_argument("--only", choices=sorted(GRID), help="vary this weight alone")
     args = ap.parse_args()
+    grid = {args.only: ONLY.get(args.only, GRID[args.only])} if args.only else GRID
     from wikiq.embed.semantic import semantic_source
     from wikiq.retrieve.cascade import Retriever
     from wikiq.retrieve.evaluate import load_questions, run_questions, summarize
@@ -58,7 +64,7 @@ def main() -> int:
             out[name] = (summarize(rows)["recall@5"] or 0.0, len(questions))
         return out
 
-    configs = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
+    configs = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
     results = [(c, score(c)) for c in configs]
     shipped = RetrieverSettings()
     default = score({})
@@ -68,7 +74,12 @@ def main() -> int:
         items = [v for k, v in s.items() if k != skip]
         return sum(r * n for r, n in items) / sum(n for _, n in items)
 
-    print(f"{len(configs)} configurations; shipped: " + ", ".join(f"{k} {getattr(shipped, k)}" for k in GRID))
+    if args.only:  # one weight: every value's figures, vault by vault
+        print(f"{args.only:>14} " + " ".join(f"{n.removeprefix('natural-'):>18}" for n in retrievers) + "  pooled")
+        for config, got in results:
+            cells = " ".join(f"{got[n][0]:18.3f}" for n in retrievers)
+            print(f"{config[args.only]:14} {cells}  {pooled(got):.3f}")
+    print(f"{len(configs)} configurations; shipped: " + ", ".join(f"{k} {getattr(shipped, k)}" for k in grid))
     print(f"{'held-out vault':28} {'chosen on the others':52} {'held-out':>8} {'shipped':>8} {'bm25':>6}")
     held = 0.0
     total = 0

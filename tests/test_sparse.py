@@ -64,6 +64,18 @@ def test_bm25_weighed_as_read_gives_the_same_bits_and_hits() -> None:
     assert np.array_equal(eager.pages_with("t4"), lazy.pages_with("t4"))
 
 
+def test_scoring_chosen_rows_gives_their_scores_in_a_full_search() -> None:
+    counts = sp.random(90, 30, density=0.25, random_state=3, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)
+    index = BodyIndex(TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts)))
+    query = ["t2", "t5", "t5", "t11", "absent"]
+    full = index.search(query, limit=90).as_dict()
+    rows = np.array([70, 3, 44, 12, 89, 0])  # in any order, some holding no query term
+    got = index.score_rows(query, rows)
+    assert got.tolist() == pytest.approx([full.get(r, 0.0) for r in rows.tolist()], rel=1e-6)
+    assert index.score_rows(query, rows[:0]).size == 0
+
+
 def _damaged(kind: str) -> CSR:
     good = CSR.from_scipy(_random(20, 10, 3))
     indptr, indices = good.indptr.copy(), good.indices.copy()

@@ -180,6 +180,23 @@ class BodyIndex:
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores, np.minimum(coverage, 1.0), known)
 
+    def score_rows(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
+        """The BM25 score of each of `rows` alone: each term's postings are looked up for
+        these rows (a binary search each), never summed over every row holding the term (a
+        common word is in most of a large vault's passages)."""
+        scores = np.zeros(len(rows))
+        if not len(rows):
+            return scores
+        for term in dict.fromkeys(query_terms):
+            j = self.term_ids.get(term)
+            if j is None:
+                continue
+            held, weights = self._postings(j)
+            if len(held):
+                at, found = positions_in(held, rows)
+                scores[found] += weights[at[found]]
+        return scores
+
     def _matched(self, ids: Sequence[int], pages: np.ndarray) -> np.ndarray:
         """The IDF weight of the terms `ids` that each of `pages` holds, added in the terms'
         order: looked up for the few pages a search returns, not summed for every page that

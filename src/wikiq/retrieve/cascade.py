@@ -496,13 +496,13 @@ class Retriever:
         evidence = evidence_terms(terms)  # what the coverage shares count (han_singles.py)
         body = ix.text.search(terms, limit=limit, evidence=evidence) if text else BodyHits.empty()
         lead = ix.lead.search(content, limit=limit) if text else BodyHits.empty()
-        passages = self._passage_pages(content, limit) if text else []
         # The text channel always runs: the coverage decision reads it in every mode.
         if text and len(terms) == len(content):
             text_hits = body  # the same words over the same index: the same hits
         else:
             text_hits = ix.text.search(content, limit=limit, evidence=evidence_terms(content))
         translated = self._translated(question, ev.terms, limit) if text else BodyHits.empty()
+        passages = self._passage_pages(content, text_hits.pages) if text else []
         timings["body"] = _ms(t)
 
         return replace(
@@ -515,15 +515,26 @@ class Retriever:
             passages=passages,
         )
 
-    def _passage_pages(self, terms: list[str], limit: int) -> list[int]:
-        """The pages of the best passages, each at the place of its best one. A page has a
-        few passages: twice `limit` of them still name most of `limit` pages."""
-        if self.settings.rrf_passages <= 0:
+    def _passage_pages(self, terms: list[str], candidates: np.ndarray) -> list[int]:
+        """The text's candidate pages again, each by its best passage's BM25. Only they are
+        scored (a page below them gains too little from a lighter channel to reach the top
+        five), which keeps a large vault's passages, most holding some common word, unread."""
+        if self.settings.rrf_passages <= 0 or not len(candidates):
             return []
         ix = self.indexes
-        hits = ix.passages.search(terms, limit=2 * limit, coverage_of=0)
-        pages = ix.passage_pages[hits.pages]
-        return list(dict.fromkeys(pages.tolist()))[:limit]
+        first = ix.passage_starts[candidates]
+        counts = ix.passage_starts[candidates + 1] - first
+        pages = candidates[counts > 0]
+        first, counts = first[counts > 0], counts[counts > 0]
+        if not len(pages):
+            return []
+        # Each candidate's passages, one after another: row = its first + 0, 1, ...
+        offsets = np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.repeat(first, counts) + np.arange(len(offsets)) - offsets
+        scores = ix.passages.score_rows(terms, rows)
+        best = np.maximum.reduceat(scores, np.cumsum(counts) - counts)
+        order = np.lexsort((pages, -best))
+        return pages[order][best[order] > 0].tolist()  # a page matched by an alias alone: none
 
     def _wants_semantic(self, ev: _Evidence, coverage: Coverage) -> bool:
         """Whether Stage 0 can still change the outcome, so the question is worth embedding."""

@@ -34,7 +34,7 @@ class RetrievalIndexes:
     text: BodyIndex
     lead: BodyIndex  # BM25 over lead paragraphs
     passages: BodyIndex  # BM25 over passages (sections of about 800 characters, title in)
-    passage_pages: np.ndarray  # the page each passage is from
+    passage_starts: np.ndarray  # page i's passages are rows passage_starts[i]:[i + 1]
     walk: WalkGraph  # PPR transition matrix (Stage 4)
     graph: CSR  # the link graph (row links to column)
     graph_t: CSR  # its transpose, row-major: who links to each page
@@ -72,7 +72,7 @@ def build_indexes(
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
         passages=BodyIndex(passages),
-        passage_pages=passages.row_entries().astype(np.int32),
+        passage_starts=_entry_starts(passages),
         walk=walk_graph(catalog.graph, direction, in_weight),
         graph=catalog.graph,
         graph_t=catalog.graph_t,
@@ -118,6 +118,12 @@ def _terms_of_names(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(match_terms(" ".join(dict.fromkeys(names))))
 
 
+def _entry_starts(terms: TermIndex) -> np.ndarray:
+    if terms.entry_starts is not None:
+        return terms.entry_starts
+    return np.arange(terms.matrix.shape[0] + 1, dtype=np.int64)  # a passage a page
+
+
 def _type_codes(catalog: Catalog) -> np.ndarray:
     codes: dict[str, int] = {}
     return np.asarray([codes.setdefault(p.type, len(codes)) for p in catalog.pages], dtype=np.int32)
@@ -126,7 +132,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 12
+INDEX_FORMAT = 13
 
 
 def cached_indexes(
