@@ -265,15 +265,32 @@ def build_term_index(
     # unchanged pages) are joined without copying them one by one (see `_joined`).
     index_parts: list[tuple[np.ndarray, int, int]] = []
     data_parts: list[tuple[np.ndarray, int, int]] = []
-    run: list[Any] = []  # [block, first row, end row] of consecutive rows of one block
+    # [source, first row, end row] of consecutive rows of one block, or of the previous
+    # index (source None): copied in one piece when the run ends.
+    run: list[Any] = []
 
     def copy_run() -> None:
-        block, first, end = run
-        a, b = int(block.starts[first]), int(block.starts[end])
-        index_parts.append((block.buffer.cols, a, b))
-        data_parts.append((block.buffer.counts, a, b))
-        lengths.extend(np.diff(block.starts[first : end + 1]).tolist())
+        source, first, end = run
+        if source is None:
+            assert previous is not None
+            starts = previous.matrix.indptr
+            cols, counts = previous.matrix.indices, previous.matrix.data
+        else:
+            starts, cols, counts = source.starts, source.buffer.cols, source.buffer.counts
+        a, b = int(starts[first]), int(starts[end])
+        index_parts.append((cols, a, b))
+        data_parts.append((counts, a, b))
+        lengths.extend(np.diff(starts[first : end + 1]).tolist())
         run.clear()
+
+    def extend_run(source: TermBlock | None, first: int, end: int) -> None:
+        entry_sizes.append(end - first)
+        if run and run[0] is source and run[2] == first:
+            run[2] = end
+            return
+        if run:
+            copy_run()
+        run.extend((source, first, end))
 
     def add(row: dict[str, int] | tuple[np.ndarray, np.ndarray]) -> None:
         if isinstance(row, dict):
@@ -289,27 +306,15 @@ def build_term_index(
     for row in rows:
         if isinstance(row, tuple) and isinstance(row[0], TermBlock):
             block, k = row
-            first, end = block.rows_of(k)
-            entry_sizes.append(end - first)
-            if run and run[0] is block and run[2] == first:
-                run[2] = end
-                continue
-            if run:
-                copy_run()
-            run.extend((block, first, end))
+            extend_run(block, *block.rows_of(k))
+            continue
+        if isinstance(row, int):
+            assert previous is not None
+            extend_run(None, *previous.entry_rows(row))
             continue
         if run:
             copy_run()
-        if isinstance(row, int):
-            assert previous is not None
-            first, end = previous.entry_rows(row)
-            indptr = previous.matrix.indptr
-            a, b = int(indptr[first]), int(indptr[end])
-            index_parts.append((previous.matrix.indices, a, b))
-            data_parts.append((previous.matrix.data, a, b))
-            lengths.extend(np.diff(indptr[first : end + 1]).tolist())
-            entry_sizes.append(end - first)
-        elif isinstance(row, list):
+        if isinstance(row, list):
             for one in row:
                 add(one)
             entry_sizes.append(len(row))
