@@ -40,7 +40,7 @@ def text_spec(mode: TextMode) -> str:
     if mode == "chunks":
         # The chunker loads where chunks are asked for: `wikiq search` registers `wikiq index`
         # (which names the text modes) without it.
-        from wikiq.embed.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP
+        from wikiq.vault.chunking import DEFAULT_BUDGET, DEFAULT_OVERLAP
 
         return f"chunks:{DEFAULT_BUDGET}/{DEFAULT_OVERLAP}"
     return "title"
@@ -69,7 +69,7 @@ def page_passages(
         return [_within(names, readable(lead)[:LEAD_CHARS], LEAD_TOKENS, tokens or count_tokens)]
     if mode == "head":
         return [_join(names, readable(body)[:HEAD_CHARS])]
-    from wikiq.embed.chunking import chunk_page
+    from wikiq.vault.chunking import chunk_page
 
     chunks = chunk_page(file_text)
     if not chunks:

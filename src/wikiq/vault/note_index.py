@@ -189,7 +189,7 @@ def _read_note(
     vault: Path, file: str, st: FileStat
 ) -> tuple[Note, list[tuple[int, int, dict[str, int]]]]:
     """A note's title and chunks; an unreadable note is kept with its problem and no chunks."""
-    from wikiq.embed.chunking import chunk_page  # reading notes only: not a warm open
+    from wikiq.vault.chunking import chunk_page  # reading notes only: not a warm open
 
     path = file[:-3]
     try:

@@ -15,9 +15,11 @@ from wikiq.vault.markdown import lead_span
 from wikiq.vault.terms import FieldTerms, match_terms
 
 # Characters of body per passage, cut at headings, then paragraphs, then sentences (the
-# chunker of embed/). Natural dev questions, recall@5 pooled over five vaults with the
+# chunker, vault/chunking.py). Natural dev questions, recall@5 pooled over five vaults with the
 # passage channel at weight 0.35: 600 characters 0.932, 800 0.935, 1,200 0.929
 # (docs/BENCHMARKS.md, "Passages").
+# Changing it, or the chunker's cuts, changes what the catalog cache holds: bump
+# vault/cache.py's CACHE_FORMAT with it.
 PASSAGE_BUDGET = 800
 
 
@@ -25,7 +27,7 @@ def page_terms(title: str, body: str, masked: str) -> FieldTerms:
     """Counts of the whole body, of its lead, and of each passage with the title's terms in
     it (a passage deep in a page seldom repeats the page's name; questions name it)."""
     # Imported here: reading pages is a first open's or a refresh's work, never a warm open's.
-    from wikiq.embed.chunking import section_spans
+    from wikiq.vault.chunking import section_spans
 
     # Passage i runs from its chunk's start to the next one's: the blank lines between
     # chunks are theirs too, so the passages tile the body and add up to it.

@@ -8,7 +8,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wikiq.embed.chunking import Chunk, chunk_page
+from wikiq.vault.chunking import Chunk, chunk_page
 from wikiq.vault.markdown import code_fence_spans, split_frontmatter
 
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")  # used with .match(text, pos)

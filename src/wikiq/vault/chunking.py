@@ -1,4 +1,5 @@
-"""Splitting a page into chunks for embedding: at headings, then paragraphs, then lines.
+"""Splitting a page into chunks (Stage 0's embeddings, the passages, the source notes): at
+headings, then paragraphs, then lines.
 
 Every chunk is an exact slice of the page text (`text[start:end]`, CRLF and BOM included) and
 knows its byte offsets in the file. A fenced code block that fits the budget is never cut; a
