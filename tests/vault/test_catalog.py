@@ -184,6 +184,29 @@ def test_lost_terms_file_is_rebuilt_not_silently_emptied(make_vault: VaultFactor
     assert catalog.terms.row(catalog.by_path["entities/moon"]).get("orbit", 0) >= 1
 
 
+def test_passage_starts_that_do_not_fit_their_rows_are_refused_and_rebuilt(
+    make_vault: VaultFactory,
+) -> None:
+    vault = make_vault(PAGES)
+    first = _open(vault)
+    store = CatalogCache(first.location)
+    terms = store.load_terms(first.built_at)
+    assert terms is not None and terms["passages"].entries == len(first.pages)
+    passages = terms["passages"]
+    assert passages.entry_starts is not None  # the stub page has no passage
+    bad = passages.entry_starts.copy()
+    bad[-1] += 3  # past the rows there are
+    terms["passages"] = TermIndex(passages.vocab, passages.matrix, entry_starts=bad)
+    assert store.save_terms(terms, first.built_at)
+    assert store.load_terms(first.built_at) is None
+    page = vault / "wiki/concepts/orbit.md"
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
+    again = _open(vault)
+    fresh = _open(vault, use_cache=False)
+    moon = again.by_path["entities/moon"]
+    assert _rows(again.field_terms("passages"), moon) == _rows(fresh.field_terms("passages"), moon)
+
+
 def test_cache_lives_outside_the_vault(make_vault: VaultFactory, _isolated_cache: Path) -> None:
     vault = make_vault(PAGES)
     catalog = _open(vault)
