@@ -93,7 +93,7 @@ def _passages(index, page: int) -> list[dict[str, int]]:  # type: ignore[no-unty
 def test_pages_of_several_rows_keep_their_rows_through_blocks_and_refreshes() -> None:
     want = build_term_index(PASSAGES)
     assert [_passages(want, i) for i in range(4)] == PASSAGES
-    assert want.row_entries().tolist() == [0, 0, 1, 3, 3, 3]
+    assert want.entry_bounds().tolist() == [0, 2, 3, 3, 6]  # rows 0-1 page 0, 2 page 1, 3-5 page 3
     vocab = Vocab()
     buffer = TermBuffer(expected_rows=4)
     got = build_term_index(_blocks([PASSAGES[:3], PASSAGES[3:]], buffer, vocab), None, vocab)

@@ -529,10 +529,11 @@ class Retriever:
         if not len(pages):
             return []
         # Each candidate's passages, one after another: row = its first + 0, 1, ...
-        offsets = np.repeat(np.cumsum(counts) - counts, counts)
+        heads = np.cumsum(counts) - counts  # where each candidate's passages begin in `rows`
+        offsets = np.repeat(heads, counts)
         rows = np.repeat(first, counts) + np.arange(len(offsets)) - offsets
         scores = ix.passages.score_rows(terms, rows)
-        best = np.maximum.reduceat(scores, np.cumsum(counts) - counts)
+        best = np.maximum.reduceat(scores, heads)
         order = np.lexsort((pages, -best))
         return pages[order][best[order] > 0].tolist()  # a page matched by an alias alone: none
 

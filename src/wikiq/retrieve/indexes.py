@@ -72,7 +72,7 @@ def build_indexes(
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
         passages=BodyIndex(passages),
-        passage_starts=_entry_starts(passages),
+        passage_starts=passages.entry_bounds(),
         walk=walk_graph(catalog.graph, direction, in_weight),
         graph=catalog.graph,
         graph_t=catalog.graph_t,
@@ -116,12 +116,6 @@ def _terms_of_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """The terms of a page's title and aliases, remembered like the name index's features
     (a rebuild after one edit re-tokenized every page's names: ~0.4 s on ob-wiki)."""
     return tuple(match_terms(" ".join(dict.fromkeys(names))))
-
-
-def _entry_starts(terms: TermIndex) -> np.ndarray:
-    if terms.entry_starts is not None:
-        return terms.entry_starts
-    return np.arange(terms.matrix.shape[0] + 1, dtype=np.int64)  # a passage a page
 
 
 def _type_codes(catalog: Catalog) -> np.ndarray:

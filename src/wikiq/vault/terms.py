@@ -103,16 +103,13 @@ class TermIndex:
 
     def entry_rows(self, i: int) -> tuple[int, int]:
         """The rows of entry `i`: [start, end)."""
-        if self.entry_starts is None:
-            return i, i + 1
-        return int(self.entry_starts[i]), int(self.entry_starts[i + 1])
+        return _entry_span(self.entry_starts, i)
 
-    def row_entries(self) -> np.ndarray:
-        """The entry (page) each row belongs to."""
-        rows = self.matrix.shape[0]
-        if self.entry_starts is None:
-            return np.arange(rows, dtype=np.int64)
-        return np.repeat(np.arange(self.entries, dtype=np.int64), np.diff(self.entry_starts))
+    def entry_bounds(self) -> np.ndarray:
+        """Where each entry's rows start, and the end: `entry_starts`, or one row an entry."""
+        if self.entry_starts is not None:
+            return self.entry_starts
+        return np.arange(self.matrix.shape[0] + 1, dtype=np.int64)
 
     def row(self, i: int) -> dict[str, int]:
         start, end = self.matrix.indptr[i], self.matrix.indptr[i + 1]
@@ -204,9 +201,14 @@ class TermBlock:
         return cls(buffer, starts, entries)
 
     def rows_of(self, k: int) -> tuple[int, int]:
-        if self.entries is None:
-            return k, k + 1
-        return int(self.entries[k]), int(self.entries[k + 1])
+        return _entry_span(self.entries, k)
+
+
+def _entry_span(starts: np.ndarray | None, i: int) -> tuple[int, int]:
+    """Entry `i`'s rows, [start, end), from entries' starts (None: one row an entry)."""
+    if starts is None:
+        return i, i + 1
+    return int(starts[i]), int(starts[i + 1])
 
 
 # A page's term counts (an *entry*: one row, or several): a term -> count dict, a list of
