@@ -23,6 +23,7 @@ from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
+from wikiq.vault.store import deferred_saves
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, Turn
@@ -453,27 +454,32 @@ class Wiki:
             self._check_seconds = time.monotonic() - now
             if unchanged:
                 return False
-            if current:
-                retriever = self._warm(self.catalog) if self._watching else None
+            # The caches are written once the new vault is in use, not before (store.py).
+            with deferred_saves() as saves:
+                if current:
+                    retriever = self._warm(self.catalog) if self._watching else None
+                    with self._lock:
+                        self._retriever = retriever  # with the notes re-read (per file)
+                        self._answerer = None
+                    saves.flush()
+                    return True
+                catalog = open_catalog(
+                    self.location,
+                    cache_dir=self.wired.cache_dir,
+                    use_cache=self._use_cache,
+                    scan=changes,
+                    previous=self.catalog,  # in memory: the cache on disk is the same
+                )
+                # Under a watcher this runs off the questions' path: build the indexes here
+                # (~1.4 s on 8,000 pages), so no question waits for them; until they are
+                # ready, questions are answered from the vault as it was a moment ago.
+                retriever = self._warm(catalog) if self._watching else None
                 with self._lock:
-                    self._retriever = retriever  # with the notes re-read (per file)
+                    # Questions already running keep the objects they hold; new ones get these.
+                    self.catalog = catalog
+                    self._retriever = retriever
                     self._answerer = None
-                return True
-            catalog = open_catalog(
-                self.location,
-                cache_dir=self.wired.cache_dir,
-                use_cache=self._use_cache,
-                scan=changes,
-            )
-            # Under a watcher this runs off the questions' path: build the indexes here
-            # (~1.4 s on 8,000 pages), so no question waits for them; until they are ready,
-            # questions are answered from the vault as it was a moment ago.
-            retriever = self._warm(catalog) if self._watching else None
-            with self._lock:
-                # Questions already running keep the objects they hold; new ones get these.
-                self.catalog = catalog
-                self._retriever = retriever
-                self._answerer = None
+                saves.flush()
             return True
 
     def _warm(self, catalog: Catalog) -> Retriever:

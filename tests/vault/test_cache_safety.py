@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
@@ -123,3 +124,46 @@ def test_a_column_longer_than_one_written_piece_comes_back_whole(tmp_path: Path)
     with np.load(path) as raw:
         texts = [raw[k] for k in raw.files if k != "manifest"]
     assert [t.tobytes() for t in texts] == ["\x00".join(words).encode("utf-8")]
+
+
+def test_saves_held_back_are_written_when_flushed_and_only_then(tmp_path: Path) -> None:
+    from wikiq.vault import store
+
+    first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    with store.deferred_saves() as saves:
+        assert store.save(first, {"n": 1}) and store.save(second, {"n": 2})
+        assert not first.exists() and not second.exists()
+    assert store.save(tmp_path / "c.npz", {"n": 3})  # outside: written at once
+    assert (tmp_path / "c.npz").exists() and not first.exists()
+    saves.flush()
+    assert store.load(first) == {"n": 1} and store.load(second) == {"n": 2}
+
+
+def test_a_refresh_puts_the_new_vault_in_use_before_writing_its_caches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from tests.conftest import DEMO_VAULT
+    from wikiq.vault import store
+    from wikiq.vault.cache import CatalogCache
+    from wikiq.wiki import Wiki
+
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    wiki = Wiki.open(vault)
+    wiki.search("Apollo")
+    (vault / "wiki" / "concepts" / "zorblax.md").write_text("# Zorblax\n\nA cold blue quasar.\n")
+    in_use_when_written: list[bool] = []
+    real = store._write
+
+    def write(path: Path, value: object, classes: object) -> bool:
+        in_use_when_written.append(any(p.path == "concepts/zorblax" for p in wiki.catalog.pages))
+        return real(path, value, classes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "_write", write)
+    assert wiki.refresh(min_interval=0)
+    assert in_use_when_written and all(in_use_when_written)
+    cached = CatalogCache(wiki.location, wiki.wired.cache_dir).load()  # what the next process reads
+    assert cached is not None and cached.built_at == wiki.catalog.built_at
+    wiki.close()

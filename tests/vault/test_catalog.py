@@ -385,3 +385,80 @@ def test_links_after_an_edit_are_the_ones_a_fresh_read_finds(
         fresh.out_links[i] for i in range(len(fresh.pages))
     ]
     assert list(refreshed.dead_links) == list(fresh.dead_links)
+
+
+def _state(catalog):  # type: ignore[no-untyped-def]
+    """Everything a catalog knows, as plain values (page objects compared field by field)."""
+    pages = [
+        (p.path, p.title, p.aliases, p.in_index, p.index_aliases, p.type, p.links, p.stub)
+        for p in catalog.pages
+    ]
+    terms = {
+        name: [catalog.field_terms(name).row(i) for i in range(catalog.field_terms(name).matrix.shape[0])]
+        for name in TERM_FIELDS
+    }
+    links = [catalog.out_links[i] for i in range(len(catalog.pages))]
+    return pages, terms, links, list(catalog.dead_links), list(catalog.index_missing)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        # A body edit: index.md is not read again, each page keeps its index state.
+        ("wiki/entities/moon.md", PAGES["wiki/entities/moon.md"] + "\nIt has no air.\n", True, 1),
+        # The page's own alias now is one index.md adds: the index is applied afresh.
+        ("wiki/entities/moon.md", '---\naliases:\n  - "月球"\n---\n# Moon\n\nGrey.\n', False, 1),
+        # index.md itself.
+        ("wiki/index.md", index_md("- [[concepts/orbit|orbit]] `aliases: Bahn`"), False, 0),
+        # A new page.
+        ("wiki/concepts/drift.md", "# Drift\n\nSee [[orbit]].\n", False, 1),
+    ],
+)
+def test_a_refresh_from_the_catalog_in_memory_is_a_fresh_read(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch, edit: tuple[str, str, bool, int]
+) -> None:
+    # A running server re-reads a vault from the catalog it holds, not from the cache file,
+    # and questions still read that catalog meanwhile: it must not change under them.
+    vault = make_vault(PAGES)
+    held = _open(vault)
+    before = _state(held)
+    name, text, index_kept, files_read = edit
+    page = vault / name
+    page.write_text(text)
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
+    parsed: list[bool] = []
+    real = catalog_module._read_index
+
+    def spy(location):  # type: ignore[no-untyped-def]
+        parsed.append(True)
+        return real(location)
+
+    monkeypatch.setattr(catalog_module, "_read_index", spy)
+    monkeypatch.setattr(CatalogCache, "load", lambda self: pytest.fail("read the cache file"))
+    refreshed = open_catalog(locate_vault(vault), previous=held)
+    assert refreshed.files_read == files_read and (not parsed) is index_kept
+    monkeypatch.undo()
+    assert _state(refreshed) == _state(open_catalog(locate_vault(vault), use_cache=False))
+    assert _state(held) == before
+
+
+def test_a_refresh_with_nothing_changed_keeps_the_catalog_it_holds(make_vault: VaultFactory) -> None:
+    vault = make_vault(PAGES)
+    held = _open(vault)
+    assert open_catalog(locate_vault(vault), previous=held) is held
+
+
+def test_page_lengths_are_the_sums_of_their_rows_counts() -> None:
+    from wikiq.sparse import from_rows
+
+    rows = [[0, 2], [], [1], [], [0, 1, 2]]
+    counts = [[3.0, 1.0], [], [7.0], [], [1.0, 1.0, 2.0]]
+    import numpy as np
+
+    matrix = from_rows(
+        [np.array(r, dtype=np.int64) for r in rows],
+        [np.array(c, dtype=np.float32) for c in counts],
+        3,
+    )
+    lengths = TermIndex(["a", "b", "c"], matrix).lengths()
+    assert lengths.dtype == np.float32 and lengths.tolist() == [4.0, 0.0, 7.0, 0.0, 4.0]
