@@ -323,10 +323,8 @@ def _build(
     del term_rows  # the batches' blocks: as large as the matrices just built from them
 
     reread = set(to_read)
-    kept = _index_kept(cached, index_stat, pages, previous, to_read)
-    if kept is not None:
-        index_missing = kept
-    else:
+    index_missing = _index_kept(cached, index_stat, pages, previous, to_read)
+    if index_missing is None:  # index.md or the pages' names changed: applied afresh
         index_missing = _apply_index(pages, _read_index(location), reread)
     reuse = _same_names(cached, pages) if cached is not None else False
     out_links, dead = _resolve_links(
