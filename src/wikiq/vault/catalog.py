@@ -322,13 +322,13 @@ def _build(
     }
     del term_rows  # the batches' blocks: as large as the matrices just built from them
 
-    reread = set(to_read)
+    read_again = set(to_read)
     index_missing = _index_kept(cached, index_stat, pages, previous, to_read)
     if index_missing is None:  # index.md or the pages' names changed: applied afresh
-        index_missing = _apply_index(pages, _read_index(location), reread)
+        index_missing = _apply_index(pages, _read_index(location), read_again)
     reuse = _same_names(cached, pages) if cached is not None else False
     out_links, dead = _resolve_links(
-        location, pages, previous=cached if reuse else None, reread=reread
+        location, pages, previous=cached if reuse else None, reread=read_again
     )
 
     graph = adjacency(out_links, len(pages))
