@@ -21,6 +21,7 @@ from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
+from wikiq.vault.file_events import FileEvents
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.store import deferred_saves
@@ -40,6 +41,11 @@ if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the firs
 # and before a question (at most this often) otherwise.
 REFRESH_INTERVAL = 1.0
 WATCH_SHARE = 10  # the watcher waits this many times as long as its last check took
+# With the kernel's file events (vault/file_events.py) the watcher looks this often, and
+# scans only when they report a change; it still scans every SCAN_ANYWAY seconds, for what
+# events miss (a network file system's changes made elsewhere).
+EVENTS_INTERVAL = 0.2
+SCAN_ANYWAY = 60.0
 log = logging.getLogger("wikiq")
 
 
@@ -404,8 +410,18 @@ class Wiki:
         stop = threading.Event()
 
         def loop() -> None:
-            wait = interval
+            events = FileEvents.start(self.location.vault.resolve())
+            wait = min(interval, EVENTS_INTERVAL) if events is not None else interval
+            scanned = -SCAN_ANYWAY  # the first look scans: changes made before events began
             while not stop.wait(wait):
+                if events is not None:
+                    seen = events.changed()
+                    if seen is None:  # the events lost track: back to scanning at a pace
+                        events.close()
+                        events = None
+                    elif not seen and time.monotonic() - scanned < SCAN_ANYWAY:
+                        continue  # nothing reported, and not yet time to scan anyway
+                    scanned = time.monotonic()
                 try:
                     self.refresh(min_interval=0)
                 except Exception:  # a vault mid-sync must not kill the watcher: try again
@@ -413,7 +429,14 @@ class Wiki:
                 # At most a tenth of one core for the checks: a big vault is checked less
                 # often. Only the check counts: reading what changed is a one-off, and
                 # counting it waited ten times the index build (tens of seconds) on ob-wiki.
-                wait = max(interval, WATCH_SHARE * self._check_seconds)
+                # With events a check costs nothing until they report a change.
+                wait = (
+                    min(interval, EVENTS_INTERVAL)
+                    if events is not None
+                    else max(interval, WATCH_SHARE * self._check_seconds)
+                )
+            if events is not None:
+                events.close()
 
         self._watching = True
         threading.Thread(target=loop, name="wikiq-watch", daemon=True).start()

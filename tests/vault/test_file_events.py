@@ -1,0 +1,117 @@
+"""The kernel's file events tell a running watcher whether to scan the vault at all."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from wikiq.vault import file_events
+from wikiq.vault.file_events import FileEvents
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+def _settle(events: FileEvents) -> bool | None:
+    """What the events say once the kernel has queued them (they arrive within a moment)."""
+    time.sleep(0.05)
+    return events.changed()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    (tmp_path / "wiki" / "concepts").mkdir(parents=True)
+    (tmp_path / "wiki" / "concepts" / "orbit.md").write_text("# Orbit\n")
+    (tmp_path / ".obsidian").mkdir()
+    return tmp_path
+
+
+def test_a_note_added_edited_moved_or_deleted_is_told_and_nothing_else(vault: Path) -> None:
+    events = FileEvents.start(vault)
+    assert events is not None
+    assert _settle(events) is False  # nothing yet
+    concepts = vault / "wiki" / "concepts"
+    steps: list[tuple[Callable[[], object], bool]] = [
+        (lambda: (concepts / "drift.md").write_text("# Drift\n"), True),  # added
+        (lambda: (concepts / "drift.md").write_text("# Drift\n\nSlow.\n"), True),  # edited
+        (lambda: (concepts / "drift.md").rename(concepts / "slow-drift.md"), True),  # moved
+        (lambda: (concepts / "slow-drift.md").unlink(), True),  # deleted
+        (lambda: (concepts / "diagram.png").write_bytes(b"\x89PNG"), False),  # an attachment
+        (lambda: (vault / ".obsidian" / "workspace.json").write_text("{}"), False),  # a dot-folder
+        (lambda: (concepts / ".orbit.md.swp").write_text("x"), False),  # an editor's temp file
+    ]
+    for step, told in steps:
+        step()
+        assert _settle(events) is told
+        assert events.changed() is False  # drained
+    events.close()
+
+
+def test_a_folder_made_or_moved_in_is_watched_with_what_it_holds(vault: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    events = FileEvents.start(vault)
+    assert events is not None
+    (vault / "wiki" / "people").mkdir()
+    assert _settle(events) is True
+    (vault / "wiki" / "people" / "gagarin.md").write_text("# Gagarin\n")
+    assert _settle(events) is True
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "deep").mkdir()
+    shutil.move(str(outside), vault / "wiki" / "moved")
+    assert _settle(events) is True
+    (vault / "wiki" / "moved" / "deep" / "note.md").write_text("# Note\n")
+    assert _settle(events) is True
+    events.close()
+
+
+def test_an_overflowed_queue_or_a_moved_vault_means_scan(vault: Path) -> None:
+    events = FileEvents.start(vault)
+    assert events is not None
+    overflow = file_events._EVENT.pack(-1, file_events._IN_Q_OVERFLOW, 0, 0)
+    events._take(overflow)
+    assert events.changed() is None
+    events.close()
+    moved = FileEvents.start(vault / "wiki")
+    assert moved is not None
+    (vault / "wiki").rename(vault / "wiki-old")
+    assert _settle(moved) is None
+    moved.close()
+
+
+def test_a_running_watcher_scans_only_when_the_events_tell_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import DEMO_VAULT
+    from wikiq import wiki as wiki_module
+    from wikiq.wiki import Wiki
+
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    wiki = Wiki.open(vault)
+    scans: list[float] = []
+    real = wiki_module.vault_changes
+
+    def counting(catalog):  # type: ignore[no-untyped-def]
+        scans.append(time.monotonic())
+        return real(catalog)
+
+    monkeypatch.setattr(wiki_module, "vault_changes", counting)
+    halt = wiki.watch(interval=0.05)
+    try:
+        time.sleep(1.0)
+        assert len(scans) == 1  # the first look, then nothing to scan for
+        edited = time.monotonic()
+        (vault / "wiki" / "concepts" / "zorblax.md").write_text("# Zorblax\n\nA cold quasar.\n")
+        deadline = edited + 2.0
+        while time.monotonic() < deadline and not any(
+            p.path == "concepts/zorblax" for p in wiki.catalog.pages
+        ):
+            time.sleep(0.02)
+        assert any(p.path == "concepts/zorblax" for p in wiki.catalog.pages)
+        assert len(scans) >= 2 and scans[1] - edited < 0.5  # scanned right after the edit
+    finally:
+        halt()
+        wiki.close()
