@@ -115,3 +115,25 @@ def test_a_running_watcher_scans_only_when_the_events_tell_a_change(
     finally:
         halt()
         wiki.close()
+
+
+def test_a_vault_on_a_network_file_system_is_scanned_not_watched(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Changes made on another machine send no event here: NFS, SMB, FUSE mounts are scanned.
+    import ctypes
+    import struct
+
+    class Statfs:
+        def __init__(self, f_type: int) -> None:
+            self.f_type = f_type
+
+        def statfs(self, path: bytes, buf: ctypes.Array[ctypes.c_char]) -> int:
+            struct.pack_into("l", buf, 0, self.f_type)
+            return 0
+
+    assert file_events._on_network(Statfs(0x6969), vault)  # type: ignore[arg-type]  # NFS
+    assert file_events._on_network(Statfs(0xFE534D42), vault)  # type: ignore[arg-type]  # SMB2
+    assert not file_events._on_network(Statfs(0xEF53), vault)  # type: ignore[arg-type]  # ext4
+    monkeypatch.setattr(file_events, "_on_network", lambda libc, root: True)
+    assert FileEvents.start(vault) is None

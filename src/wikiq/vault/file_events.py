@@ -6,8 +6,9 @@ file events the watcher only scans when a note was added, edited, moved or delet
 look every fraction of a second for nothing and take an edit in at once.
 
 Only what the events cannot vouch for falls back to the scan: no inotify (not Linux, or the
-watch limit reached), an event queue that overflowed, the vault folder itself moved. Network
-file systems do not report changes made elsewhere, so the watcher still scans now and then.
+watch limit reached), an event queue that overflowed, the vault folder itself moved, a vault on
+a network or FUSE file system (whose changes made on another machine send no event here). The
+watcher still scans now and then, for whatever else events might miss.
 Dot-folders (`.obsidian`, `.git`, `.trash`) are not watched (the scan skips them too), nor are
 folders reached through a symlink (never read).
 """
@@ -57,6 +58,25 @@ _READ_SIZE = 64 * 1024
 _NOTE_SUFFIX = ".md"
 
 
+# statfs(2) f_type of file systems whose changes made on another machine send no event here:
+# NFS, SMB/CIFS (three magics), FUSE (sshfs, rclone and other mounts), AFS, Ceph, 9p.
+_NETWORK_FILE_SYSTEMS = frozenset(
+    {0x6969, 0x517B, 0xFF534D42, 0xFE534D42, 0x65735546, 0x5346414F, 0x00C36400, 0x01021997}
+)
+
+
+def _on_network(libc: ctypes.CDLL, root: Path) -> bool:
+    """Whether `root` is on a network or FUSE file system (scanned instead: see above)."""
+    buf = ctypes.create_string_buffer(256)  # struct statfs; its first field is f_type
+    try:
+        if libc.statfs(os.fsencode(root), buf) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    f_type = struct.unpack_from("l", buf.raw)[0] & 0xFFFFFFFF
+    return f_type in _NETWORK_FILE_SYSTEMS
+
+
 class FileEvents:
     """The kernel's events for every folder under `root`; `changed()` drains them."""
 
@@ -78,6 +98,9 @@ class FileEvents:
         except (OSError, AttributeError):
             return None
         if fd < 0:
+            return None
+        if _on_network(libc, root):
+            os.close(fd)
             return None
         events = cls(fd, root, libc)
         if events._lost:  # e.g. more folders than the user's watch limit allows
