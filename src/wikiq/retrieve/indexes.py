@@ -9,7 +9,7 @@ import numpy as np
 
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
-from wikiq.retrieve.names import NAME_MEMO, NameIndex
+from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
@@ -68,7 +68,7 @@ def build_indexes(
         centrality = centrality / centrality.max()
     passages = catalog.field_terms("passages")
     return RetrievalIndexes(
-        names=NameIndex(catalog, previous.names if previous is not None else None),
+        names=name_index(catalog, previous.names if previous is not None else None),
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
         passages=BodyIndex(passages),
