@@ -411,7 +411,17 @@ class Wiki:
 
         def loop() -> None:
             events = FileEvents.start(self.location.vault.resolve())
-            wait = min(interval, EVENTS_INTERVAL) if events is not None else interval
+
+            def pace() -> float:
+                # At most a tenth of one core for the checks: a big vault is checked less
+                # often. Only the check counts: reading what changed is a one-off, and
+                # counting it waited ten times the index build (tens of seconds) on ob-wiki.
+                # With events a check costs nothing until they report a change.
+                if events is not None:
+                    return min(interval, EVENTS_INTERVAL)
+                return max(interval, WATCH_SHARE * self._check_seconds)
+
+            wait = pace() if events is not None else interval
             scanned = -SCAN_ANYWAY  # the first look scans: changes made before events began
             while not stop.wait(wait):
                 if events is not None:
@@ -426,15 +436,7 @@ class Wiki:
                     self.refresh(min_interval=0)
                 except Exception:  # a vault mid-sync must not kill the watcher: try again
                     log.warning("wikiq: could not refresh the vault", exc_info=True)
-                # At most a tenth of one core for the checks: a big vault is checked less
-                # often. Only the check counts: reading what changed is a one-off, and
-                # counting it waited ten times the index build (tens of seconds) on ob-wiki.
-                # With events a check costs nothing until they report a change.
-                wait = (
-                    min(interval, EVENTS_INTERVAL)
-                    if events is not None
-                    else max(interval, WATCH_SHARE * self._check_seconds)
-                )
+                wait = pace()
             if events is not None:
                 events.close()
 

@@ -115,16 +115,14 @@ class Catalog:
 
     def field_terms(self, name: str) -> TermIndex:
         """Term counts of one field: "body" (the whole body) or "lead" (its first paragraph)."""
-        if self._terms is None:
-            loaded = self._terms_loader() if self._terms_loader else None
-            if loaded is None or any(f not in loaded for f in TERM_FIELDS):
-                # The terms cache was lost: read the pages again rather than search nothing,
-                # and keep them, or every later process would read the whole vault again.
-                loaded = _reread_terms(self)
-                if self._terms_saver is not None:
-                    self._terms_saver(loaded)
-            self._terms = loaded
-        return self._terms[name]
+        terms = self.loaded_terms()
+        if terms is None:
+            # The terms cache was lost: read the pages again rather than search nothing,
+            # and keep them, or every later process would read the whole vault again.
+            terms = self._terms = _reread_terms(self)
+            if self._terms_saver is not None:
+                self._terms_saver(terms)
+        return terms[name]
 
     def loaded_terms(self) -> dict[str, TermIndex] | None:
         """Every field's term counts, from memory or the cache file (None when both are

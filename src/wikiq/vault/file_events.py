@@ -150,9 +150,12 @@ class FileEvents:
                 continue
             if mask & _IN_ISDIR:
                 folder = self._folders.get(wd)
-                made = folder is not None and mask & (_IN_CREATE | _IN_MOVED_TO)
                 # A folder made or moved in: watch it, with whatever it already holds.
-                if made and folder is not None and not self._watch_tree(folder / name):
+                if (
+                    folder is not None
+                    and mask & (_IN_CREATE | _IN_MOVED_TO)
+                    and not self._watch_tree(folder / name)
+                ):
                     self._lost = True
                 found |= bool(mask & (_IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO))
             elif name.endswith(_NOTE_SUFFIX):
