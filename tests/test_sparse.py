@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from wikiq.retrieve.body import K1, BodyIndex
+from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.sparse import CSR, distinct_values
 from wikiq.vault import store
 from wikiq.vault.terms import TermIndex
@@ -72,16 +73,38 @@ def test_bm25_weighed_as_read_gives_the_same_bits_and_hits() -> None:
     assert np.array_equal(eager.pages_with("t4"), lazy.pages_with("t4"))
 
 
-def test_scoring_chosen_rows_gives_their_scores_in_a_full_search() -> None:
+def test_scoring_chosen_passages_gives_their_scores_in_a_full_search() -> None:
     counts = sp.random(90, 30, density=0.25, random_state=3, format="csr", dtype=np.float32)
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
-    index = BodyIndex(TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts)))
+    terms = TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts))
+    passages = PassageIndex(terms)
+    assert passages.counts.data.dtype == np.uint16  # whole counts kept in two bytes
     query = ["t2", "t5", "t5", "t11", "absent"]
-    full = index.search(query, limit=90).as_dict()
+    full = BodyIndex(terms).search(query, limit=90).as_dict()
     rows = np.array([70, 3, 44, 12, 89, 0])  # in any order, some holding no query term
-    got = index.score_rows(query, rows)
-    assert got.tolist() == pytest.approx([full.get(r, 0.0) for r in rows.tolist()], rel=1e-6)
-    assert index.score_rows(query, rows[:0]).size == 0
+    got = passages.score_rows(query, rows)
+    # The same weights added in the same order: the same bits as the full search.
+    assert got.tolist() == [full.get(r, 0.0) for r in rows.tolist()]
+    assert passages.score_rows(query, rows[:0]).size == 0
+    assert not passages.score_rows(["absent"], rows).any()
+
+
+def test_a_page_s_passages_are_found_by_its_rows() -> None:
+    counts = sp.random(7, 5, density=0.5, random_state=4, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)
+    starts = np.array([0, 2, 2, 5, 7])  # page 1 has no passage
+    terms = TermIndex([f"t{j}" for j in range(5)], CSR.from_scipy(counts), entry_starts=starts)
+    pages, rows, heads = PassageIndex(terms).page_rows(np.array([3, 1, 0, 2]))
+    assert pages.tolist() == [3, 0, 2]
+    assert rows.tolist() == [5, 6, 0, 1, 2, 3, 4] and heads.tolist() == [0, 2, 4]
+
+
+def test_a_count_too_large_for_two_bytes_is_kept_whole() -> None:
+    counts = sp.csr_matrix(np.array([[70_000.0, 1.0], [0.0, 2.0]], dtype=np.float32))
+    passages = PassageIndex(TermIndex(["big", "small"], CSR.from_scipy(counts)))
+    assert passages.counts.data.tolist() == [70_000.0, 1.0, 2.0]
+    full = BodyIndex(TermIndex(["big", "small"], CSR.from_scipy(counts))).search(["big"])
+    assert passages.score_rows(["big"], np.array([0])).tolist() == full.scores.tolist()
 
 
 def _damaged(kind: str) -> CSR:

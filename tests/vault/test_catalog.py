@@ -7,6 +7,7 @@ import os
 import pickle
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.support.vaults import VaultFactory, index_md
@@ -182,6 +183,29 @@ def test_lost_terms_file_is_rebuilt_not_silently_emptied(make_vault: VaultFactor
     os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
     catalog = _open(vault)
     assert catalog.terms.row(catalog.by_path["entities/moon"]).get("orbit", 0) >= 1
+
+
+def test_term_counts_are_stored_in_two_bytes_and_read_back_the_same(
+    make_vault: VaultFactory,
+) -> None:
+    vault = make_vault(PAGES)
+    first = _open(vault)
+    kept = CatalogCache(first.location).load_terms(first.built_at)
+    assert kept is not None
+    for name in TERM_FIELDS:
+        built, loaded = first.field_terms(name), kept[name]
+        assert loaded.matrix.data.dtype == np.uint16
+        assert [loaded.row(i) for i in range(loaded.matrix.shape[0])] == [
+            built.row(i) for i in range(built.matrix.shape[0])
+        ]
+    # An edit rebuilds from the stored counts: the unchanged pages keep theirs.
+    page = vault / "wiki/concepts/orbit.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nPerigee apogee.\n", encoding="utf-8")
+    again, fresh = _open(vault), _open(vault, use_cache=False)
+    assert again.files_read == 1
+    moon = fresh.by_path["entities/moon"]
+    assert again.terms.row(moon) == fresh.terms.row(moon)
+    assert again.terms.row(fresh.by_path["concepts/orbit"]).get("perige") == 1
 
 
 def test_passage_starts_that_do_not_fit_their_rows_are_refused_and_rebuilt(

@@ -66,6 +66,19 @@ class BodyHits:
         return float((scores[0] - np.mean(scores[1:10])) / scores[0])
 
 
+def bm25_parameters(
+    df: np.ndarray, doc_len: np.ndarray, k1: float, b: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each term's IDF from how many documents hold it (`df`, float32), and each document's
+    length normalisation (k1 scaled by its length over the mean), both float32: a weight is
+    then tf * (k1 + 1) / (tf + norm) * idf."""
+    n_docs = len(doc_len)
+    avg = float(doc_len.mean()) if n_docs else 1.0
+    idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+    norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
+    return idf, norm.astype(np.float32)
+
+
 class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""
 
@@ -83,15 +96,13 @@ class BodyIndex:
         self.term_ids = terms.term_ids
         pages = counts.indices
         tf = counts.data.astype(np.float32, copy=False)
-        doc_len = terms.lengths()  # kept with the source notes' index (vault/terms.py)
-        avg = float(doc_len.mean()) if n_docs else 1.0
         df = np.diff(counts.indptr).astype(np.float32)
-        self.idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        # The lengths are kept with the source notes' index (vault/terms.py).
+        self.idf, norm = bm25_parameters(df, terms.lengths(), k1, b)
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
-        norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
         self.k1 = k1
-        self.norm = norm.astype(np.float32)  # per page: recovers term counts (search_groups)
+        self.norm = norm  # per page: recovers term counts (search_groups)
         self.weights: CSR | None = None
         if lazy:
             self._counts = CSR(counts.indptr, pages, tf, counts.shape)
@@ -179,23 +190,6 @@ class BodyIndex:
         coverage[:looked] = self._matched(evidence_ids, hit[:looked]) / max(total_weight, 1e-9)
         known = tuple(t for t in unique if t in self.term_ids)
         return BodyHits(hit.astype(np.int64), scores, np.minimum(coverage, 1.0), known)
-
-    def score_rows(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
-        """The BM25 score of each of `rows` alone: each term's postings are looked up for
-        these rows (a binary search each), never summed over every row holding the term (a
-        common word is in most of a large vault's passages)."""
-        scores = np.zeros(len(rows))
-        if not len(rows):
-            return scores
-        for term in dict.fromkeys(query_terms):
-            j = self.term_ids.get(term)
-            if j is None:
-                continue
-            held, weights = self._postings(j)
-            if len(held):
-                at, found = positions_in(held, rows)
-                scores[found] += weights[at[found]]
-        return scores
 
     def _matched(self, ids: Sequence[int], pages: np.ndarray) -> np.ndarray:
         """The IDF weight of the terms `ids` that each of `pages` holds, added in the terms'

@@ -521,18 +521,11 @@ class Retriever:
         five), which keeps a large vault's passages, most holding some common word, unread."""
         if self.settings.rrf_passages <= 0 or not len(candidates):
             return []
-        ix = self.indexes
-        first = ix.passage_starts[candidates]
-        counts = ix.passage_starts[candidates + 1] - first
-        pages = candidates[counts > 0]
-        first, counts = first[counts > 0], counts[counts > 0]
+        passages = self.indexes.passages
+        pages, rows, heads = passages.page_rows(candidates)
         if not len(pages):
             return []
-        # Each candidate's passages, one after another: row = its first + 0, 1, ...
-        heads = np.cumsum(counts) - counts  # where each candidate's passages begin in `rows`
-        offsets = np.repeat(heads, counts)
-        rows = np.repeat(first, counts) + np.arange(len(offsets)) - offsets
-        scores = ix.passages.score_rows(terms, rows)
+        scores = passages.score_rows(terms, rows)
         best = np.maximum.reduceat(scores, heads)
         order = np.lexsort((pages, -best))
         return pages[order][best[order] > 0].tolist()  # a page matched by an alias alone: none

@@ -10,6 +10,7 @@ import numpy as np
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
+from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
@@ -33,8 +34,7 @@ class RetrievalIndexes:
     # of the cache at 1M pages (docs/BENCHMARKS.md, "One text index").
     text: BodyIndex
     lead: BodyIndex  # BM25 over lead paragraphs
-    passages: BodyIndex  # BM25 over passages (sections of about 800 characters, title in)
-    passage_starts: np.ndarray  # page i's passages are rows passage_starts[i]:[i + 1]
+    passages: PassageIndex  # BM25 over passages (sections of about 800 characters, title in)
     walk: WalkGraph  # PPR transition matrix (Stage 4)
     graph: CSR  # the link graph (row links to column)
     graph_t: CSR  # its transpose, row-major: who links to each page
@@ -66,13 +66,11 @@ def build_indexes(
     centrality = np.log1p(in_degree)
     if centrality.max(initial=0) > 0:
         centrality = centrality / centrality.max()
-    passages = catalog.field_terms("passages")
     return RetrievalIndexes(
         names=name_index(catalog, previous.names if previous is not None else None),
         text=BodyIndex(titled_terms(catalog, catalog.terms)),
         lead=BodyIndex(catalog.field_terms("lead")),
-        passages=BodyIndex(passages),
-        passage_starts=passages.entry_bounds(),
+        passages=PassageIndex(catalog.field_terms("passages")),
         walk=walk_graph(catalog.graph, direction, in_weight),
         graph=catalog.graph,
         graph_t=catalog.graph_t,
@@ -126,7 +124,7 @@ def _type_codes(catalog: Catalog) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 13
+INDEX_FORMAT = 14
 
 
 def cached_indexes(
@@ -166,4 +164,11 @@ def cached_indexes(
 
 
 # The only classes a saved index may hold (vault/store.py rebuilds them field by field).
-STORED_CLASSES = (RetrievalIndexes, NameIndex, BodyIndex, WalkGraph, VaultLanguages)
+STORED_CLASSES = (
+    RetrievalIndexes,
+    NameIndex,
+    BodyIndex,
+    PassageIndex,
+    WalkGraph,
+    VaultLanguages,
+)

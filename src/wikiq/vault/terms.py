@@ -126,6 +126,15 @@ class TermIndex:
         }
 
 
+def compact_counts(counts: np.ndarray) -> np.ndarray:
+    """Whole-number term counts as uint16 when every one fits (half of float32's bytes: a
+    million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
+    one word in one row keeps its float32. Every reader converts them as it reads them."""
+    if not len(counts) or float(counts.max()) <= np.iinfo(np.uint16).max:
+        return counts.astype(np.uint16)
+    return counts
+
+
 class Vocab:
     """Term -> column number, growing as new terms appear (existing numbers never change)."""
 

@@ -1,0 +1,80 @@
+"""BM25 over passages, read a few pages' passages at a time.
+
+The passage channel scores only the text channel's candidate pages (cascade.py,
+`_passage_pages`), so it reads passages by row, never a term's postings across the vault. The
+counts are kept as they were gathered, row by row, as whole numbers in two bytes where they fit,
+and a weight is computed when a row is read, with the same operations on the same values as
+`BodyIndex` (the same bits). A by-term weight matrix, as the text index keeps, was 1.5 GB of a
+million pages' cache and the largest step of building the indexes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from wikiq.retrieve.body import K1, B, bm25_parameters
+from wikiq.sparse import CSR
+from wikiq.vault.terms import TermIndex, compact_counts
+
+# Terms counted at a time when finding how many passages hold each term (a million pages'
+# passages hold ~200 million entries: bincount of all of them at once widens them to int64).
+_COUNT_SLICE = 1 << 24
+
+
+class PassageIndex:
+    """BM25 weights of every passage of a vault, computed for the passages asked for."""
+
+    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+        m = terms.matrix
+        n_terms = m.shape[1]
+        df = np.zeros(n_terms, dtype=np.int64)
+        for at in range(0, m.nnz, _COUNT_SLICE):
+            df += np.bincount(m.indices[at : min(at + _COUNT_SLICE, m.nnz)], minlength=n_terms)
+        self.term_ids = terms.term_ids
+        self.idf, self.norm = bm25_parameters(df.astype(np.float32), terms.lengths(), k1, b)
+        self.k1 = k1
+        n = m.nnz
+        self.counts = CSR(m.indptr, m.indices[:n], compact_counts(m.data[:n]), m.shape)
+        self.starts = terms.entry_bounds()  # page i's passages are rows starts[i]:starts[i + 1]
+
+    def page_rows(self, pages: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The passages of `pages`, one page's after another: (pages that have passages, the
+        rows, where each of those pages' rows begin among them)."""
+        first = self.starts[pages]
+        sizes = self.starts[pages + 1] - first
+        held = sizes > 0
+        pages, first, sizes = pages[held], first[held], sizes[held]
+        heads = np.cumsum(sizes) - sizes
+        rows = np.repeat(first - heads, sizes) + np.arange(int(sizes.sum()))
+        return pages, rows, heads
+
+    def score_rows(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
+        """The BM25 score of each of `rows` (distinct passages), its terms added in the
+        question's order, as a full search over by-term weights adds them."""
+        scores = np.zeros(len(rows))
+        known = (self.term_ids.get(t) for t in dict.fromkeys(query_terms))
+        ids = [j for j in known if j is not None]
+        if not len(rows) or not ids:
+            return scores
+        m = self.counts
+        first = m.indptr[rows]
+        sizes = m.indptr[rows + 1] - first
+        heads = np.cumsum(sizes) - sizes  # where each row's entries begin among them all
+        at = np.repeat(first - heads, sizes) + np.arange(int(sizes.sum()))
+        held = m.indices[at]
+        # Each entry's term among the question's, by a binary search in its few terms.
+        by_id = np.argsort(ids)
+        sorted_ids = np.asarray(ids)[by_id]
+        slot = np.minimum(np.searchsorted(sorted_ids, held), len(ids) - 1)
+        hit = np.nonzero(sorted_ids[slot] == held)[0]
+        owner = np.searchsorted(heads, hit, side="right") - 1  # which of `rows`
+        tf = m.data[at[hit]].astype(np.float32)
+        norm = self.norm[rows[owner]]
+        # BodyIndex's weight, with the same operations on the same values.
+        weights = tf * (self.k1 + 1.0) / (tf + norm) * self.idf[held[hit]]
+        # Added in the question's order within each row, as a search by terms adds them.
+        order = np.argsort(by_id[slot[hit]], kind="stable")
+        np.add.at(scores, owner[order], weights[order])
+        return scores
