@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve import languages
 from wikiq.retrieve.cascade import Retriever
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 
@@ -15,6 +18,19 @@ ENGLISH = {
 def test_a_vault_of_english_pages_is_english_and_has_no_cjk_pages(make_catalog: CatalogFactory) -> None:
     langs = vault_languages(make_catalog(ENGLISH))
     assert langs.cjk_pages == 0.0 and langs.share_of("en") == 1.0 and langs.share_of("zh") == 0.0
+
+
+@pytest.mark.parametrize("entries_at_a_time", [1 << 24, 1, 7])
+def test_pages_mostly_in_chinese_are_counted_as_cjk(
+    make_catalog: CatalogFactory, entries_at_a_time: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(languages, "_COUNT_SLICE", entries_at_a_time)  # counted in slices
+    chinese = {
+        f"concepts/zh-{n}": page(f"主题 {n}", "泰坦尼克号在一九一二年沉没，这是关于船和大海的笔记。")
+        for n in range(3)
+    }
+    mixed = {**ENGLISH, **chinese, "concepts/both": page("Both", "Titanic 泰坦尼克号 ship")}
+    assert vault_languages(make_catalog(mixed)).cjk_pages == 3 / 12
 
 
 def test_share_of_a_language_in_a_mixed_vault() -> None:

@@ -472,17 +472,20 @@ def test_a_refresh_with_nothing_changed_keeps_the_catalog_it_holds(make_vault: V
     assert open_catalog(locate_vault(vault), previous=held) is held
 
 
-def test_page_lengths_are_the_sums_of_their_rows_counts() -> None:
+@pytest.mark.parametrize("counts_at_a_time", [1 << 24, 1, 2, 4])
+def test_page_lengths_are_the_sums_of_their_rows_counts(
+    counts_at_a_time: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from wikiq.sparse import from_rows
+    from wikiq.vault import terms as terms_module
 
-    rows = [[0, 2], [], [1], [], [0, 1, 2]]
-    counts = [[3.0, 1.0], [], [7.0], [], [1.0, 1.0, 2.0]]
-    import numpy as np
-
+    monkeypatch.setattr(terms_module, "_LENGTH_SLICE", counts_at_a_time)  # summed in slices
+    rows = [[0, 2], [], [1], [], [0, 1, 2], [2]]
+    counts = [[3.0, 1.0], [], [7.0], [], [1.0, 1.0, 2.0], [5.0]]
     matrix = from_rows(
         [np.array(r, dtype=np.int64) for r in rows],
         [np.array(c, dtype=np.float32) for c in counts],
         3,
     )
     lengths = TermIndex(["a", "b", "c"], matrix).lengths()
-    assert lengths.dtype == np.float32 and lengths.tolist() == [4.0, 0.0, 7.0, 0.0, 4.0]
+    assert lengths.dtype == np.float32 and lengths.tolist() == [4.0, 0.0, 7.0, 0.0, 4.0, 5.0]

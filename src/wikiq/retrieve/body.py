@@ -8,6 +8,7 @@ results), which is what deciding "the vault does not cover this" needs.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from wikiq.vault.terms import TermIndex
 
 K1 = 1.2
 B = 0.75
+# Entries weighed at a time when an index is built (`_weights`).
+_WEIGH_SLICE = 1 << 24
 # Questions whose terms' postings hold more entries than this are scored with MaxScore's
 # pruning (`BodyIndex._score_pruned`): below it, adding up every posting costs less.
 PRUNE_FROM = 200_000
@@ -79,6 +82,22 @@ def bm25_parameters(
     return idf, norm.astype(np.float32)
 
 
+def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.ndarray:
+    """tf * (k1 + 1) / (tf + norm) * idf for every entry of the by-term `counts`, a slice of
+    terms at a time: a million pages' ~120 million entries at once took ~3 GB of temporaries
+    (each entry's term number alone 1 GB)."""
+    indptr, nnz = counts.indptr, counts.nnz
+    out = np.empty(nnz, dtype=np.float32)
+    first_terms = np.searchsorted(indptr, np.arange(0, nnz, _WEIGH_SLICE), side="right") - 1
+    cuts = np.unique(np.concatenate([[0], first_terms, [counts.shape[0]]])).tolist()
+    for j0, j1 in itertools.pairwise(cuts):
+        a, b = int(indptr[j0]), int(indptr[j1])
+        term_of = np.repeat(np.arange(j0, j1), np.diff(indptr[j0 : j1 + 1]))
+        tf = counts.data[a:b].astype(np.float32, copy=False)
+        out[a:b] = tf * (k1 + 1.0) / (tf + norm[counts.indices[a:b]]) * idf[term_of]
+    return out
+
+
 class BodyIndex:
     """BM25 weights for every (page, term) pair of a vault."""
 
@@ -95,7 +114,6 @@ class BodyIndex:
         self.n_docs = n_docs
         self.term_ids = terms.term_ids
         pages = counts.indices
-        tf = counts.data.astype(np.float32, copy=False)
         df = np.diff(counts.indptr).astype(np.float32)
         # The lengths are kept with the source notes' index (vault/terms.py).
         self.idf, norm = bm25_parameters(df, terms.lengths(), k1, b)
@@ -105,10 +123,10 @@ class BodyIndex:
         self.norm = norm  # per page: recovers term counts (search_groups)
         self.weights: CSR | None = None
         if lazy:
+            tf = counts.data.astype(np.float32, copy=False)
             self._counts = CSR(counts.indptr, pages, tf, counts.shape)
             return
-        weights = tf * (k1 + 1.0) / (tf + norm[pages]) * self.idf[counts.entry_rows()]
-        self.weights = CSR(counts.indptr, pages, weights.astype(np.float32), counts.shape)
+        self.weights = CSR(counts.indptr, pages, _weights(counts, norm, self.idf, k1), counts.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """The pages holding term `j` and its BM25 weight in each."""

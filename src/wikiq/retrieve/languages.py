@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from wikiq.sparse import CSR
 from wikiq.text.language import detect_language
 from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
@@ -22,6 +23,9 @@ CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # Titles and summaries read to tell Latin-script languages apart: enough for a share, and
 # cheap on a million pages.
 LANGUAGE_SAMPLE = 2000
+# Term counts read at a time (a million pages hold ~120 million: every entry's page number
+# at once was 1 GB).
+_COUNT_SLICE = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,8 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
     if n == 0:
         return VaultLanguages()
     is_cjk = np.fromiter((bool(CJK_RUNS.search(t)) for t in terms.vocab), dtype=bool)
-    counts = terms.matrix
-    rows = counts.entry_rows()
-    total = np.bincount(rows, weights=counts.data, minlength=n)
-    cjk = np.bincount(rows, weights=counts.data * is_cjk[counts.indices], minlength=n)
+    total = terms.lengths()  # whole numbers: the same sums, whichever way they are added
+    cjk = _cjk_counts(terms.matrix, is_cjk, n)
     cjk_page = (total > 0) & (cjk * 2 > total)
     latin = np.nonzero(~cjk_page)[0]
     step = max(1, len(latin) // LANGUAGE_SAMPLE)
@@ -64,3 +66,17 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
         cjk_pages=float(cjk_page.mean()),
         latin={k: v / sampled for k, v in seen.items()} if sampled else {},
     )
+
+
+def _cjk_counts(counts: CSR, is_cjk: np.ndarray, n: int) -> np.ndarray:
+    """How many CJK terms each page holds, counted a slice of entries at a time."""
+    cjk = np.zeros(n)
+    if not is_cjk.any():
+        return cjk
+    for at in range(0, counts.nnz, _COUNT_SLICE):
+        end = min(at + _COUNT_SLICE, counts.nnz)
+        held = np.nonzero(is_cjk[counts.indices[at:end]])[0] + at
+        if len(held):
+            pages = np.searchsorted(counts.indptr, held, side="right") - 1
+            cjk += np.bincount(pages, weights=counts.data[held], minlength=n)
+    return cjk

@@ -26,6 +26,8 @@ from wikiq.vault.store import StrIds, Strings
 # body cut at headings and paragraphs, each with the title's terms: a long page whose one
 # section answers is ranked by that section, not held down by its length).
 TERM_FIELDS = ("body", "lead", "passages")
+# Counts summed at a time into their rows' lengths (`TermIndex.lengths`).
+_LENGTH_SLICE = 1 << 24
 # A page's counts in each field: one row, or (passages) a row per passage.
 FieldTerms = dict[str, "dict[str, int] | list[dict[str, int]]"]
 
@@ -80,12 +82,19 @@ class TermIndex:
         if self.row_lengths is None:
             # Row by row, in storage order (a scatter over the postings took three times as
             # long: 0.36 s a field at 100,000 pages).
+            # Whole rows of about _LENGTH_SLICE counts at a time: a million pages' passages
+            # are ~200 million counts, 1.5 GB as float64 at once.
             m = self.matrix
             sums = np.zeros(m.shape[0])
-            filled = np.diff(m.indptr) > 0
-            if filled.any():
-                data = m.data[: m.nnz].astype(np.float64)
-                sums[filled] = np.add.reduceat(data, m.indptr[:-1][filled])
+            rows = np.nonzero(np.diff(m.indptr) > 0)[0]
+            starts = m.indptr[rows]
+            cuts = np.searchsorted(starts, np.arange(0, m.nnz, _LENGTH_SLICE))
+            cuts = np.unique(np.concatenate([cuts, [len(rows)]])).tolist()
+            for a, b in itertools.pairwise(cuts):
+                some = rows[a:b]
+                first, end = int(m.indptr[some[0]]), int(m.indptr[some[-1] + 1])
+                data = m.data[first:end].astype(np.float64)
+                sums[some] = np.add.reduceat(data, m.indptr[some] - first)
             self.row_lengths = sums.astype(np.float32)
         return self.row_lengths
 
@@ -131,7 +140,7 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
     one word in one row keeps its float32. Every reader converts them as it reads them."""
     if not len(counts) or float(counts.max()) <= np.iinfo(np.uint16).max:
-        return counts.astype(np.uint16)
+        return counts.astype(np.uint16, copy=False)  # counts read from the cache: as they are
     return counts
 
 
