@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -23,6 +24,7 @@ from wikiq.retrieve.topk import kth_largest
 from wikiq.sparse import CSR, distinct_values
 from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.rows import page_field
 from wikiq.vault.terms import match_terms
 
 FIELD_TITLE = "title"
@@ -104,12 +106,15 @@ def _listed_names(catalog: Catalog) -> tuple[list[str], list[int], list[str]]:
     names: list[str] = []
     owners: list[int] = []
     fields: list[str] = []
-    for i, page in enumerate(catalog.pages):
+    # By column: a cached catalog's pages are never built (a million pages: ~1.4 GB).
+    pages = catalog.pages
+    columns = (page_field(pages, "name"), page_field(pages, "title"), page_field(pages, "aliases"))
+    for i, (name, title, aliases) in enumerate(zip(*columns, strict=True)):
         seen: set[str] = set()
         for text, fld in (
-            (page.name, FIELD_TITLE),
-            (page.title, FIELD_TITLE),
-            *((a, FIELD_ALIAS) for a in page.aliases),
+            (name, FIELD_TITLE),
+            (title, FIELD_TITLE),
+            *((a, FIELD_ALIAS) for a in aliases),
         ):
             key = text.strip().lower()
             if key and key not in seen:
@@ -168,20 +173,21 @@ class NameIndex:
         self.n_pages = len(catalog.pages)
 
         vocab: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
+        # Each feature's column, in a typed array: a million pages' ~8 million features as
+        # Python ints in lists (with their rows) held ~0.4 GB while the index was built.
+        cols = array("q")
         # Each name's features, one flat list and where each name's end: stored as one text
         # (vault/store.py), a search reads the few names it matched instead of decoding a
         # list per name (~20 ms a process on ob-wiki's 30,000 names).
         self.feature_words: list[str] = []
-        ends: list[int] = []
+        ends = array("q")
         had: dict[str, int] = {}
         old_words: Sequence[str] = ()
         old_ends = np.zeros(1, dtype=np.int64)
         if previous is not None:  # walked or sliced whole: a cached index decodes them once
             had = {name: r for r, name in enumerate(previous.names)}
             old_words, old_ends = previous.feature_words, previous.feature_ends
-        for r, text in enumerate(names):
+        for text in names:
             old = had.get(text)
             if old is None:
                 feats: Sequence[str] = _features_of_name(text)
@@ -189,20 +195,21 @@ class NameIndex:
                 feats = old_words[int(old_ends[old - 1]) if old else 0 : int(old_ends[old])]
             self.feature_words.extend(feats)
             ends.append(len(self.feature_words))
-            for f in feats:
-                cols.append(vocab.setdefault(f, len(vocab)))
-                rows.append(r)
-        self.feature_ends = np.asarray(ends, dtype=np.int64)
+            cols.extend(vocab.setdefault(f, len(vocab)) for f in feats)
+        self.feature_ends = np.frombuffer(ends, dtype=np.int64).copy()
         self.vocab = vocab
+        # Name r's features are entries ends[r - 1]:ends[r]: its row, once for each.
+        rows = np.repeat(np.arange(len(names)), np.diff(self.feature_ends, prepend=0))
+        columns = np.frombuffer(cols, dtype=np.int64)
         matrix = sp.csr_matrix(
-            (np.ones(len(rows), dtype=np.float32), (np.asarray(rows), np.asarray(cols))),
+            (np.ones(len(rows), dtype=np.float32), (rows, columns)),
             shape=(len(names), len(vocab)),
         )
         # Document frequency counts pages, not names, so a page's many aliases don't dilute it.
         page_feature = sp.csr_matrix(
             (
                 np.ones(len(rows), dtype=np.float32),
-                (self.owner[rows] if rows else np.asarray([], dtype=np.int32), np.asarray(cols)),
+                (self.owner[rows], columns),
             ),
             shape=(self.n_pages, len(vocab)),
         )
