@@ -11,8 +11,11 @@ import pytest
 
 from tests.conftest import DEMO_VAULT
 from wikiq.config import Config
+from wikiq.vault import catalog as catalog_module
 from wikiq.vault import store
 from wikiq.vault.cache import CatalogCache
+from wikiq.vault.locate import locate_vault
+from wikiq.vault.rows import PageRows
 from wikiq.wiki import Wiki
 
 QUESTIONS = ("How does a gravity assist work?", "What did the space race change?")
@@ -110,3 +113,37 @@ def test_a_mapped_file_with_a_column_out_of_range_is_refused(tmp_path: Path, mon
     bad = CSR(good.indptr, np.array([0, 5, 1], dtype=np.int32), good.data, (2, 5))
     assert store.save(path, {"m": bad})
     assert store.load(path) is None
+
+
+def test_a_large_vault_just_read_is_answered_from_its_cache_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog just built for a vault past `LEAN_FROM_PAGES` is opened again from the files
+    it was saved to (its pages as columns, its counts mapped): every answer is the same."""
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    plain = _answers(vault, tmp_path / "plain")
+    monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
+    lean_cache = tmp_path / "lean"
+    catalog = Wiki.open(vault, cache_dir=lean_cache, config=Config()).catalog
+    assert isinstance(catalog.pages, PageRows) and catalog.files_read == len(catalog.pages) > 0
+    assert catalog.loaded_terms() is not None  # the saved counts, loaded when asked for
+    assert _answers(vault, tmp_path / "lean-too") == plain  # built lean, then answered
+    assert _answers(vault, lean_cache) == plain  # and from the cache, as ever
+
+
+def test_a_refresh_whose_saves_are_held_keeps_the_pages_it_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a running server the caches are written after the new catalog is in use: the
+    files on disk are still the old ones, so the new catalog is not read back from them."""
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
+    location = locate_vault(vault)
+    with store.deferred_saves() as held:
+        catalog = catalog_module.open_catalog(location, cache_dir=tmp_path / "cache")
+        assert not isinstance(catalog.pages, PageRows) and catalog.files_read > 0
+    held.flush()
+    again = catalog_module.open_catalog(location, cache_dir=tmp_path / "cache")
+    assert again.files_read == 0 and [p.path for p in again.pages] == [p.path for p in catalog.pages]

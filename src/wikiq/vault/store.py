@@ -327,6 +327,12 @@ def deferred_saves() -> Iterator[DeferredSaves]:
         _deferred.pending = outer
 
 
+def saves_deferred() -> bool:
+    """Whether this thread's saves are being held (`deferred_saves`): a file saved now is not
+    on disk yet."""
+    return getattr(_deferred, "pending", None) is not None
+
+
 def save(path: Path, value: Any, classes: Iterable[type] = ()) -> bool:
     """Write `value` atomically (numbers, strings, lists, tuples, dicts with string keys,
     numpy arrays, `CSR` matrices and instances of `classes`); False when it cannot be.
