@@ -167,3 +167,33 @@ def test_a_refresh_puts_the_new_vault_in_use_before_writing_its_caches(
     cached = CatalogCache(wiki.location, wiki.wired.cache_dir).load()  # what the next process reads
     assert cached is not None and cached.built_at == wiki.catalog.built_at
     wiki.close()
+
+
+def test_stored_strings_give_their_bytes_back_after_each_whole_pass() -> None:
+    """A mapped file's string bytes are read whole twice (the check, then finding where each
+    string ends): each pass hands them back, so only the strings decoded stay resident."""
+    raw = np.frombuffer(b"alpha\x00beta\x00gamma", dtype=np.uint8)
+    released: list[int] = []
+    strings = store.Strings(raw, 3, release=lambda a: released.append(len(a)))
+    assert released == [len(raw)]  # after the check
+    assert strings[1] == "beta" and released == [len(raw)] * 2  # after finding the ends
+    assert strings[2] == "gamma" and len(released) == 2  # the ends are kept: no third pass
+    assert list(strings) == ["alpha", "beta", "gamma"]
+
+
+def test_a_mapped_cache_file_keeps_no_string_bytes_resident_after_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "MAP_FROM_BYTES", 0)  # every file mapped
+    names = [f"page number {i} " * 40 for i in range(2000)]  # ~1 MB of text
+    path = tmp_path / "strings.npz"
+    assert store.save(path, {"names": names})
+    handed: list[int] = []
+    real = store._Arrays.hand_back
+    monkeypatch.setattr(
+        store._Arrays, "hand_back", lambda self, a: (handed.append(a.nbytes), real(self, a))
+    )
+    loaded = store.load(path, lazy_strings=True)
+    assert isinstance(loaded, dict) and isinstance(loaded["names"], store.Strings)
+    assert sum(handed) >= len("".join(names))  # the checked bytes were handed back
+    assert loaded["names"][1234] == names[1234] and list(loaded["names"]) == names

@@ -118,15 +118,21 @@ class Strings(Rows[str]):
     The bytes were read whole from the file, so zip's CRC has vouched for them; what a crafted
     file could still hold (bytes that are not UTF-8) is decoded with replacement characters."""
 
-    def __init__(self, raw: np.ndarray, n: int) -> None:
+    def __init__(
+        self, raw: np.ndarray, n: int, release: Callable[[np.ndarray], None] | None = None
+    ) -> None:
+        """`release`: hands the pages of `raw` back to the system once a pass has read them
+        all (a memory-mapped file's), so that only the strings decoded stay resident."""
         if raw.dtype != np.uint8 or raw.ndim != 1 or n < 1:
             raise ValueError("the cache's strings are not text")
         if int(np.count_nonzero(raw == 0)) != n - 1:
             raise ValueError("the cache's strings do not add up")
         self._raw = raw
+        self._release = release
         self._ends: np.ndarray | None = None
         self._padded: bytes | None = None
         super().__init__(n, self._decode, self._split)
+        self._read_whole()
 
     def _decode(self, i: int) -> str:
         ends = self._string_ends()
@@ -134,13 +140,20 @@ class Strings(Rows[str]):
         return self._raw[start : int(ends[i])].tobytes().decode("utf-8", "replace")
 
     def _split(self) -> list[str]:
-        return self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
+        out = self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
+        self._read_whole()
+        return out
 
     def _string_ends(self) -> np.ndarray:
         """Where each string ends: one vectorised pass over the bytes, no decoding."""
         if self._ends is None:
             self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
+            self._read_whole()
         return self._ends
+
+    def _read_whole(self) -> None:
+        if self._release is not None:
+            self._release(self._raw)
 
     def find(self, word: str) -> int | None:
         """The position of `word`, or None: one search of the bytes for it between two
@@ -235,7 +248,11 @@ class _Decoder:
 
     def strings(self, v: dict[str, Any]) -> list[str] | Strings:
         if self.lazy_strings:
-            return Strings(self.array(v["__strs__"]), int(v["n"]))
+            # Every byte is read by the check, and again to find where the strings end: a
+            # mapped file's pages are handed back after each pass, so only the strings a
+            # question decodes stay resident (a million pages' links, summaries and names:
+            # ~0.6 GB).
+            return Strings(self.array(v["__strs__"]), int(v["n"]), self.arrays.hand_back)
         out = bytes(self.array(v["__strs__"])).decode("utf-8").split(_SEP)
         if len(out) != v["n"]:
             raise ValueError("the cache's strings do not add up")
