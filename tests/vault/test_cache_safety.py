@@ -197,3 +197,27 @@ def test_a_mapped_cache_file_keeps_no_string_bytes_resident_after_loading(
     assert isinstance(loaded, dict) and isinstance(loaded["names"], store.Strings)
     assert sum(handed) >= len("".join(names))  # the checked bytes were handed back
     assert loaded["names"][1234] == names[1234] and list(loaded["names"]) == names
+
+
+def test_releasing_an_array_of_a_mapped_file_hands_its_pages_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Term counts read whole once by an index build give their pages back; an array in
+    memory, or one not laid out in one piece, is left alone."""
+    monkeypatch.setattr(store, "MAP_FROM_BYTES", 0)  # every file mapped
+    path = tmp_path / "counts.npz"
+    counts = np.arange(300_000, dtype=np.int32)
+    assert store.save(path, {"counts": counts})
+    loaded = store.load(path)
+    assert isinstance(loaded, dict) and np.array_equal(loaded["counts"], counts)
+    spans: list[int] = []
+    real = store._hand_back
+    monkeypatch.setattr(
+        store, "_hand_back", lambda data, a, b: (spans.append(b - a), real(data, a, b))
+    )
+    store.release_pages(loaded["counts"][1000:200_000])
+    assert spans == [199_000 * 4]
+    store.release_pages(counts)  # in memory
+    store.release_pages(loaded["counts"][::2])  # strided
+    assert spans == [199_000 * 4]
+    assert np.array_equal(loaded["counts"], counts)  # read back from the file as ever

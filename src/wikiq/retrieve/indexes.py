@@ -68,11 +68,27 @@ def build_indexes(
     if centrality.max(initial=0) > 0:
         centrality = centrality / centrality.max()
     types = page_field(catalog.pages, "type")
+
+    def read_once(field: str) -> None:
+        # Counts from the cache are read through its map, whole, by the step just done: their
+        # pages go back (a million pages' are ~2 GB), and come back if read again.
+        matrix = catalog.field_terms(field).matrix
+        store.release_pages(matrix.indices)
+        store.release_pages(matrix.data)
+
+    text = BodyIndex(titled_terms(catalog, catalog.terms))
+    read_once("body")
+    lead = BodyIndex(catalog.field_terms("lead"))
+    read_once("lead")
+    passages = PassageIndex(catalog.field_terms("passages"))
+    read_once("passages")
+    languages = vault_languages(catalog)
+    read_once("body")
     return RetrievalIndexes(
         names=name_index(catalog, previous.names if previous is not None else None),
-        text=BodyIndex(titled_terms(catalog, catalog.terms)),
-        lead=BodyIndex(catalog.field_terms("lead")),
-        passages=PassageIndex(catalog.field_terms("passages")),
+        text=text,
+        lead=lead,
+        passages=passages,
         walk=walk_graph(catalog.graph, direction, in_weight),
         graph=catalog.graph,
         graph_t=catalog.graph_t,
@@ -82,7 +98,7 @@ def build_indexes(
         is_source=np.asarray([t == "source" for t in types], dtype=bool),
         types=_type_codes(types),
         stubs=np.asarray(page_field(catalog.pages, "stub"), dtype=bool),
-        languages=vault_languages(catalog),
+        languages=languages,
     )
 
 

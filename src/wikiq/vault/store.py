@@ -381,6 +381,7 @@ def _write(path: Path, value: Any, classes: Iterable[type]) -> bool:
                     with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
                         if isinstance(value, np.ndarray):
                             np.lib.format.write_array(member, value, allow_pickle=False)
+                            release_pages(value)  # an array of a mapped file, read once
                             return
                         # Bytes in pieces: the uint8 array they make, written piece by piece.
                         size = sum(map(len, value))
@@ -534,11 +535,8 @@ class _Arrays:
     def hand_back(self, array: np.ndarray) -> None:
         """Let the pages of this array go, once read, when the file is mapped: they stay in
         the system's file cache, and come back from it if a question reads them."""
-        if not isinstance(self._data, mmap.mmap) or not array.nbytes:
-            return
-        base = np.frombuffer(self._data, np.uint8, count=1).ctypes.data
-        at = array.ctypes.data - base
-        _hand_back(self._data, at, at + array.nbytes)
+        if isinstance(self._data, mmap.mmap):
+            _hand_back_array(self._data, array)
 
     def __enter__(self) -> _Arrays:
         return self
@@ -568,6 +566,26 @@ def _crc32(data: bytes | mmap.mmap, view: memoryview, start: int, end: int) -> i
         crc = zlib.crc32(view[at:stop], crc)
         _hand_back(data, at, stop)
     return crc
+
+
+def release_pages(array: np.ndarray) -> None:
+    """Hand back the pages of `array` when it views a memory-mapped cache file (nothing
+    otherwise): for arrays read whole once, such as the term counts an index is built from,
+    which would otherwise stay resident (a million pages' are ~2 GB)."""
+    owner: Any = array
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    if isinstance(owner, memoryview):
+        owner = owner.obj
+    if isinstance(owner, mmap.mmap) and array.flags.c_contiguous:
+        _hand_back_array(owner, array)
+
+
+def _hand_back_array(data: mmap.mmap, array: np.ndarray) -> None:
+    if not array.nbytes:
+        return
+    at = array.ctypes.data - np.frombuffer(data, np.uint8, count=1).ctypes.data
+    _hand_back(data, at, at + array.nbytes)
 
 
 def _hand_back(data: mmap.mmap, start: int, end: int) -> None:
