@@ -40,15 +40,18 @@ class PeakRss:
 
     def __init__(self) -> None:
         self.peak = rss_mb()
+        self._lock = threading.Lock()  # a reset must not be overwritten by a stale sample
         threading.Thread(target=self._watch, daemon=True).start()
 
     def _watch(self) -> None:
         while True:
-            self.peak = max(self.peak, rss_mb())
+            with self._lock:
+                self.peak = max(self.peak, rss_mb())
             time.sleep(0.05)
 
     def reset(self) -> None:
-        self.peak = rss_mb()
+        with self._lock:
+            self.peak = rss_mb()
 
 
 def timed_step(name: str, step: Callable[..., Any], peak: PeakRss) -> Callable[..., Any]:

@@ -111,3 +111,14 @@ def test_pages_of_several_rows_keep_their_rows_through_blocks_and_refreshes() ->
         [],
     ]
     assert again.entries == 5
+
+
+def test_batch_counts_are_kept_in_two_bytes_until_one_does_not_fit() -> None:
+    vocab, buffer = Vocab(), TermBuffer(expected_rows=4)
+    rows = _blocks([PAGES[:3]], buffer, vocab)
+    assert build_term_index(rows, vocab=vocab).matrix.data.dtype == np.uint16
+    huge = [{"moon": 70_000, "dust": 1}]  # one word 70,000 times in one page
+    rows += _blocks([huge, PAGES[3:]], buffer, vocab)
+    got = build_term_index(rows, vocab=vocab)
+    assert got.matrix.data.dtype == np.float32
+    _same(got, build_term_index(PAGES[:3] + huge + PAGES[3:]))

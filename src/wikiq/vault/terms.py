@@ -26,6 +26,8 @@ from wikiq.vault.store import StrIds, Strings
 # body cut at headings and paragraphs, each with the title's terms: a long page whose one
 # section answers is ranked by that section, not held down by its length).
 TERM_FIELDS = ("body", "lead", "passages")
+# The largest count two bytes hold (`compact_counts`, `TermBuffer`).
+_TWO_BYTES = int(np.iinfo(np.uint16).max)
 # Counts summed at a time into their rows' lengths (`TermIndex.lengths`).
 _LENGTH_SLICE = 1 << 24
 # A page's counts in each field: one row, or (passages) a row per passage.
@@ -139,7 +141,7 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     """Whole-number term counts as uint16 when every one fits (half of float32's bytes: a
     million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
     one word in one row keeps its float32. Every reader converts them as it reads them."""
-    if not len(counts) or float(counts.max()) <= np.iinfo(np.uint16).max:
+    if not len(counts) or float(counts.max()) <= _TWO_BYTES:
         return counts.astype(np.uint16, copy=False)  # counts read from the cache: as they are
     return counts
 
@@ -165,18 +167,22 @@ class Vocab:
 class TermBuffer:
     """One field's counts of every batch a first read brings, end to end in two growing
     arrays. When the pages are all new, the finished matrix is these arrays themselves:
-    no second copy of a million pages' counts (1.25 GB) is made to join the batches."""
+    no second copy of a million pages' counts (1.25 GB) is made to join the batches. Counts
+    are kept in two bytes, as the cache stores them (`compact_counts`: ~0.7 GB less at a
+    million pages), until a count does not fit."""
 
     def __init__(self, expected_rows: int = 0) -> None:
         self.expected_rows = expected_rows
         self.rows = 0
         self.size = 0
         self.cols = np.empty(0, dtype=np.int32)
-        self.counts = np.empty(0, dtype=np.float32)
+        self.counts = np.empty(0, dtype=np.uint16)
 
     def append(self, cols: np.ndarray, counts: np.ndarray, rows: int) -> int:
         """Add one batch's entries; returns where they start."""
         start, end = self.size, self.size + len(cols)
+        if self.counts.dtype != np.float32 and len(counts) and float(counts.max()) > _TWO_BYTES:
+            self.counts = self.counts.astype(np.float32)  # from now on, as they come
         if end > len(self.cols):
             # Room for the rows still to come at this batch's density, and a quarter more:
             # memory never written is never taken, so a generous guess costs nothing.
@@ -191,7 +197,7 @@ class TermBuffer:
 
     def _grow(self, capacity: int) -> None:
         cols = np.empty(capacity, dtype=np.int32)
-        counts = np.empty(capacity, dtype=np.float32)
+        counts = np.empty(capacity, dtype=self.counts.dtype)
         cols[: self.size] = self.cols[: self.size]
         counts[: self.size] = self.counts[: self.size]
         self.cols, self.counts = cols, counts
@@ -353,7 +359,7 @@ def build_term_index(
     matrix = CSR(
         indptr,
         _joined(index_parts, np.int32),
-        _joined(data_parts, np.float32),
+        _joined(data_parts, _count_type(data_parts)),
         (len(lengths), len(vocab.terms)),
     )
     entry_starts = None
@@ -361,6 +367,14 @@ def build_term_index(
         entry_starts = np.zeros(len(entry_sizes) + 1, dtype=np.int64)
         np.cumsum(np.asarray(entry_sizes, dtype=np.int64), out=entry_starts[1:])
     return TermIndex(vocab.terms, matrix, entry_starts=entry_starts)
+
+
+def _count_type(parts: Sequence[tuple[np.ndarray, int, int]]) -> type:
+    """uint16 when every piece of counts is (a first read's buffers, a cache's counts), else
+    float32: a page read again brings float32 counts, and joining makes a new array anyway."""
+    if parts and all(array.dtype == np.uint16 for array, _, _ in parts):
+        return np.uint16
+    return np.float32
 
 
 def _joined(parts: Sequence[tuple[np.ndarray, int, int]], dtype: type) -> np.ndarray:
