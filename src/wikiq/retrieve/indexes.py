@@ -24,6 +24,8 @@ from wikiq.vault.terms import TermIndex, match_terms
 # questions, text channel alone, recall@5: body only 0.794, names counted once 0.828,
 # three times 0.842 (docs/BENCHMARKS.md, "Natural questions").
 NAME_REPEAT = 3
+# The largest count two bytes hold.
+_TWO_BYTES = int(np.iinfo(np.uint16).max)
 
 
 @dataclass(frozen=True)
@@ -124,10 +126,14 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
     named = sp.csr_matrix(
         (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols)), shape=shape
     )
-    # The counts as they are (from a cache: two bytes each, memory-mapped), widened only in
-    # the sum: a float32 copy first held another ~1 GB at a million pages.
+    # The counts as they are (two bytes each, as the cache and a first read keep them), and
+    # their sums too while they fit: float32 sums, transposed for the BM25 weights, were ~1 GB
+    # more at a million pages (the weights read them as float32 either way: the same bits).
     m = body.matrix
-    counts = sp.csr_matrix((m.data[: m.nnz], m.indices[: m.nnz], m.indptr), shape=shape)
+    data = m.data[: m.nnz]
+    if data.dtype == np.uint16 and int(data.max(initial=0)) + int(named.max()) <= _TWO_BYTES:
+        named = named.astype(np.uint16)
+    counts = sp.csr_matrix((data, m.indices[: m.nnz], m.indptr), shape=shape)
     return TermIndex(vocab, CSR.from_scipy(counts + named))
 
 

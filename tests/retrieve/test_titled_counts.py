@@ -1,0 +1,45 @@
+"""The text index's counts: each page's body with its title and aliases counted in."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.retrieve.conftest import CatalogFactory, page
+from wikiq.retrieve.body import BodyIndex
+from wikiq.retrieve.indexes import NAME_REPEAT, titled_terms
+from wikiq.sparse import CSR
+from wikiq.vault.terms import TermIndex
+
+PAGES = {
+    "concepts/orbit": page("Orbit", "A path around the moon, and around the moon again."),
+    "entities/moon": page("Moon", "Earth's satellite.", aliases=("Luna",)),
+}
+
+
+def _with_counts(terms: TermIndex, data: np.ndarray) -> TermIndex:
+    m = terms.matrix
+    return TermIndex(terms.vocab, CSR(m.indptr, m.indices, data, m.shape))
+
+
+def test_two_byte_counts_give_two_byte_sums_and_the_same_weights(
+    make_catalog: CatalogFactory,
+) -> None:
+    catalog = make_catalog(PAGES)
+    body = catalog.terms
+    wide = titled_terms(catalog, _with_counts(body, body.matrix.data.astype(np.float32)))
+    narrow = titled_terms(catalog, _with_counts(body, body.matrix.data.astype(np.uint16)))
+    assert wide.matrix.data.dtype == np.float32 and narrow.matrix.data.dtype == np.uint16
+    moon = catalog.by_path["entities/moon"]
+    assert narrow.row(moon)["luna"] == NAME_REPEAT and narrow.row(moon) == wide.row(moon)
+    assert np.array_equal(BodyIndex(narrow).weights.data, BodyIndex(wide).weights.data)
+
+
+def test_a_sum_that_would_not_fit_in_two_bytes_is_kept_wide(make_catalog: CatalogFactory) -> None:
+    catalog = make_catalog(PAGES)
+    body = catalog.terms
+    data = body.matrix.data.astype(np.uint16)
+    moon = catalog.by_path["entities/moon"]
+    start = int(body.matrix.indptr[moon])
+    data[start] = 65_534  # the moon page's first word, next to its name's extra 3
+    titled = titled_terms(catalog, _with_counts(body, data))
+    assert titled.matrix.data.dtype == np.float32 and float(titled.matrix.data.max()) >= 65_534
