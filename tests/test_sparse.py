@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from wikiq.retrieve import body
+from wikiq import sparse
 from wikiq.retrieve.body import K1, BodyIndex
 from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.sparse import CSR, distinct_values
@@ -49,7 +49,7 @@ def test_bm25_weights_are_the_ones_scipy_computed(
 ) -> None:
     # The weights as BodyIndex computed them with scipy before it had its own sparse type,
     # whatever the slices they are weighed in.
-    monkeypatch.setattr(body, "_WEIGH_SLICE", entries_at_a_time)
+    monkeypatch.setattr(sparse, "ENTRY_SLICE", entries_at_a_time)
     counts = sp.random(60, 40, density=0.2, random_state=1, format="csr", dtype=np.float32)
     counts.data = np.ceil(counts.data * 9).astype(np.float32)  # whole term counts
     index = BodyIndex(TermIndex([f"t{j}" for j in range(40)], CSR.from_scipy(counts)))

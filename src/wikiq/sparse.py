@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
-_CHECK_SLICE = 1 << 24  # columns bounds-checked at a time (64 MB of int32)
+# Entries a pass over a whole matrix reads at a time (64 MB of int32): a million pages' term
+# counts are ~350 million entries, and a temporary for all of them at once is GBs.
+ENTRY_SLICE = 1 << 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,8 +95,8 @@ class CSR:
             raise ValueError("sparse matrix: row offsets do not cover its entries")
         if len(ip) > 1 and np.any(ip[1:] < ip[:-1]):
             raise ValueError("sparse matrix: row offsets go backwards")
-        for at in range(0, len(ix), _CHECK_SLICE):
-            piece = ix[at : at + _CHECK_SLICE]
+        for at in range(0, len(ix), ENTRY_SLICE):
+            piece = ix[at : at + ENTRY_SLICE]
             if int(piece.min()) < 0 or int(piece.max()) >= n_cols:
                 raise ValueError("sparse matrix: a column lies outside its shape")
             if done is not None:
@@ -123,6 +125,16 @@ def from_rows(rows: list[np.ndarray], data: list[np.ndarray], n_cols: int) -> CS
     indices = np.concatenate(rows).astype(index_type) if rows else np.empty(0, index_type)
     values = np.concatenate(data) if data else np.empty(0, np.float32)
     return CSR(indptr, indices, values, (len(rows), n_cols))
+
+
+def row_entries(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where every entry of `rows` sits in a matrix's arrays (given its row offsets), one row's
+    after another, and where each row's entries begin among them (a row with none: where the
+    next one's begin)."""
+    first = indptr[rows]
+    sizes = indptr[rows + 1] - first
+    heads = np.cumsum(sizes) - sizes
+    return np.repeat(first - heads, sizes) + np.arange(int(sizes.sum())), heads
 
 
 def positions_in(sorted_values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

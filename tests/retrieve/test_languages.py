@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.retrieve.conftest import CatalogFactory, page
-from wikiq.retrieve import languages
+from wikiq import sparse
 from wikiq.retrieve.cascade import Retriever
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 
@@ -24,7 +24,7 @@ def test_a_vault_of_english_pages_is_english_and_has_no_cjk_pages(make_catalog: 
 def test_pages_mostly_in_chinese_are_counted_as_cjk(
     make_catalog: CatalogFactory, entries_at_a_time: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(languages, "_COUNT_SLICE", entries_at_a_time)  # counted in slices
+    monkeypatch.setattr(sparse, "ENTRY_SLICE", entries_at_a_time)  # counted in slices
     chinese = {
         f"concepts/zh-{n}": page(f"主题 {n}", "泰坦尼克号在一九一二年沉没，这是关于船和大海的笔记。")
         for n in range(3)

@@ -476,10 +476,10 @@ def test_a_refresh_with_nothing_changed_keeps_the_catalog_it_holds(make_vault: V
 def test_page_lengths_are_the_sums_of_their_rows_counts(
     counts_at_a_time: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from wikiq import sparse
     from wikiq.sparse import from_rows
-    from wikiq.vault import terms as terms_module
 
-    monkeypatch.setattr(terms_module, "_LENGTH_SLICE", counts_at_a_time)  # summed in slices
+    monkeypatch.setattr(sparse, "ENTRY_SLICE", counts_at_a_time)  # summed in slices
     rows = [[0, 2], [], [1], [], [0, 1, 2], [2]]
     counts = [[3.0, 1.0], [], [7.0], [], [1.0, 1.0, 2.0], [5.0]]
     matrix = from_rows(

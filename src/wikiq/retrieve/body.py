@@ -15,14 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wikiq import sparse
 from wikiq.retrieve.topk import best_places, kth_largest
 from wikiq.sparse import CSR, positions_in
 from wikiq.vault.terms import TermIndex
 
 K1 = 1.2
 B = 0.75
-# Entries weighed at a time when an index is built (`_weights`).
-_WEIGH_SLICE = 1 << 24
 # Questions whose terms' postings hold more entries than this are scored with MaxScore's
 # pruning (`BodyIndex._score_pruned`): below it, adding up every posting costs less.
 PRUNE_FROM = 200_000
@@ -88,7 +87,7 @@ def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.nd
     (each entry's term number alone 1 GB)."""
     indptr, nnz = counts.indptr, counts.nnz
     out = np.empty(nnz, dtype=np.float32)
-    first_terms = np.searchsorted(indptr, np.arange(0, nnz, _WEIGH_SLICE), side="right") - 1
+    first_terms = np.searchsorted(indptr, np.arange(0, nnz, sparse.ENTRY_SLICE), side="right") - 1
     cuts = np.unique(np.concatenate([[0], first_terms, [counts.shape[0]]])).tolist()
     for j0, j1 in itertools.pairwise(cuts):
         a, b = int(indptr[j0]), int(indptr[j1])

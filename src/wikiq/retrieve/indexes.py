@@ -17,15 +17,13 @@ from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.rows import page_field
-from wikiq.vault.terms import TermIndex, match_terms
+from wikiq.vault.terms import TWO_BYTES, TermIndex, match_terms
 
 # In the text index a page's title and aliases count as if written this many times in its
 # body (a fielded BM25, as qmd weighs its title column 4 to the body's 1). Natural dev
 # questions, text channel alone, recall@5: body only 0.794, names counted once 0.828,
 # three times 0.842 (docs/BENCHMARKS.md, "Natural questions").
 NAME_REPEAT = 3
-# The largest count two bytes hold.
-_TWO_BYTES = int(np.iinfo(np.uint16).max)
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,7 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
     # more at a million pages (the weights read them as float32 either way: the same bits).
     m = body.matrix
     data = m.data[: m.nnz]
-    if data.dtype == np.uint16 and int(data.max(initial=0)) + int(named.max()) <= _TWO_BYTES:
+    if data.dtype == np.uint16 and int(data.max(initial=0)) + int(named.max()) <= TWO_BYTES:
         named = named.astype(np.uint16)
     counts = sp.csr_matrix((data, m.indices[: m.nnz], m.indptr), shape=shape)
     return TermIndex(vocab, CSR.from_scipy(counts + named))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from wikiq import sparse
 from wikiq.sparse import CSR
 from wikiq.text.language import detect_language
 from wikiq.text.scripts import CJK_RUNS
@@ -23,9 +24,6 @@ CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # Titles and summaries read to tell Latin-script languages apart: enough for a share, and
 # cheap on a million pages.
 LANGUAGE_SAMPLE = 2000
-# Term counts read at a time (a million pages hold ~120 million: every entry's page number
-# at once was 1 GB).
-_COUNT_SLICE = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -69,12 +67,13 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
 
 
 def _cjk_counts(counts: CSR, is_cjk: np.ndarray, n: int) -> np.ndarray:
-    """How many CJK terms each page holds, counted a slice of entries at a time."""
+    """How many CJK terms each page holds, counted a slice of entries at a time (a million
+    pages hold ~120 million: every entry's page number at once was 1 GB)."""
     cjk = np.zeros(n)
     if not is_cjk.any():
         return cjk
-    for at in range(0, counts.nnz, _COUNT_SLICE):
-        end = min(at + _COUNT_SLICE, counts.nnz)
+    for at in range(0, counts.nnz, sparse.ENTRY_SLICE):
+        end = min(at + sparse.ENTRY_SLICE, counts.nnz)
         held = np.nonzero(is_cjk[counts.indices[at:end]])[0] + at
         if len(held):
             pages = np.searchsorted(counts.indptr, held, side="right") - 1

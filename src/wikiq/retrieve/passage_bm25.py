@@ -14,41 +14,33 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wikiq import sparse
 from wikiq.retrieve.body import K1, B, bm25_parameters
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, row_entries
 from wikiq.vault.terms import TermIndex, compact_counts
-
-# Terms counted at a time when finding how many passages hold each term (a million pages'
-# passages hold ~200 million entries: bincount of all of them at once widens them to int64).
-_COUNT_SLICE = 1 << 24
 
 
 class PassageIndex:
     """BM25 weights of every passage of a vault, computed for the passages asked for."""
 
     def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
-        m = terms.matrix
-        n_terms = m.shape[1]
-        df = np.zeros(n_terms, dtype=np.int64)
-        for at in range(0, m.nnz, _COUNT_SLICE):
-            df += np.bincount(m.indices[at : min(at + _COUNT_SLICE, m.nnz)], minlength=n_terms)
+        m, n = terms.matrix, terms.matrix.nnz
+        df = np.zeros(m.shape[1], dtype=np.int64)  # how many passages hold each term
+        for at in range(0, n, sparse.ENTRY_SLICE):  # bincount widens what it counts to int64
+            end = min(at + sparse.ENTRY_SLICE, n)
+            df += np.bincount(m.indices[at:end], minlength=m.shape[1])
         self.term_ids = terms.term_ids
         self.idf, self.norm = bm25_parameters(df.astype(np.float32), terms.lengths(), k1, b)
         self.k1 = k1
-        n = m.nnz
         self.counts = CSR(m.indptr, m.indices[:n], compact_counts(m.data[:n]), m.shape)
         self.starts = terms.entry_bounds()  # page i's passages are rows starts[i]:starts[i + 1]
 
     def page_rows(self, pages: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The passages of `pages`, one page's after another: (pages that have passages, the
         rows, where each of those pages' rows begin among them)."""
-        first = self.starts[pages]
-        sizes = self.starts[pages + 1] - first
-        held = sizes > 0
-        pages, first, sizes = pages[held], first[held], sizes[held]
-        heads = np.cumsum(sizes) - sizes
-        rows = np.repeat(first - heads, sizes) + np.arange(int(sizes.sum()))
-        return pages, rows, heads
+        rows, heads = row_entries(self.starts, pages)
+        held = np.diff(heads, append=len(rows)) > 0
+        return pages[held], rows, heads[held]
 
     def score_rows(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
         """The BM25 score of each of `rows` (distinct passages), its terms added in the
@@ -59,10 +51,7 @@ class PassageIndex:
         if not len(rows) or not ids:
             return scores
         m = self.counts
-        first = m.indptr[rows]
-        sizes = m.indptr[rows + 1] - first
-        heads = np.cumsum(sizes) - sizes  # where each row's entries begin among them all
-        at = np.repeat(first - heads, sizes) + np.arange(int(sizes.sum()))
+        at, heads = row_entries(m.indptr, rows)
         held = m.indices[at]
         # Each entry's term among the question's, by a binary search in its few terms.
         by_id = np.argsort(ids)

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from wikiq.sparse import CSR, distinct_values
+from wikiq.sparse import CSR, distinct_values, row_entries
 
 Direction = Literal["out", "in", "both"]
 
@@ -195,11 +195,8 @@ def pagerank_walk(
 
 def _edges_of(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of every edge of `rows` in a CSR matrix, and which row (0..len-1) owns each."""
-    starts = indptr[rows]
-    counts = indptr[rows + 1] - starts
-    owner = np.repeat(np.arange(len(rows)), counts)
-    offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + offsets, owner
+    edges, heads = row_entries(indptr, rows)
+    return edges, np.repeat(np.arange(len(rows)), np.diff(heads, append=len(edges)))
 
 
 def power_iteration(

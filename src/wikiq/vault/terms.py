@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from wikiq import sparse
 from wikiq.sparse import CSR
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
@@ -26,10 +27,8 @@ from wikiq.vault.store import StrIds, Strings
 # body cut at headings and paragraphs, each with the title's terms: a long page whose one
 # section answers is ranked by that section, not held down by its length).
 TERM_FIELDS = ("body", "lead", "passages")
-# The largest count two bytes hold (`compact_counts`, `TermBuffer`).
-_TWO_BYTES = int(np.iinfo(np.uint16).max)
-# Counts summed at a time into their rows' lengths (`TermIndex.lengths`).
-_LENGTH_SLICE = 1 << 24
+# The largest count two bytes hold (`compact_counts`, `TermBuffer`, the text index's sums).
+TWO_BYTES = int(np.iinfo(np.uint16).max)
 # A page's counts in each field: one row, or (passages) a row per passage.
 FieldTerms = dict[str, "dict[str, int] | list[dict[str, int]]"]
 
@@ -84,13 +83,13 @@ class TermIndex:
         if self.row_lengths is None:
             # Row by row, in storage order (a scatter over the postings took three times as
             # long: 0.36 s a field at 100,000 pages).
-            # Whole rows of about _LENGTH_SLICE counts at a time: a million pages' passages
-            # are ~200 million counts, 1.5 GB as float64 at once.
+            # Whole rows of about sparse.ENTRY_SLICE counts at a time: a million pages'
+            # passages are ~200 million counts, 1.5 GB as float64 at once.
             m = self.matrix
             sums = np.zeros(m.shape[0])
             rows = np.nonzero(np.diff(m.indptr) > 0)[0]
             starts = m.indptr[rows]
-            cuts = np.searchsorted(starts, np.arange(0, m.nnz, _LENGTH_SLICE))
+            cuts = np.searchsorted(starts, np.arange(0, m.nnz, sparse.ENTRY_SLICE))
             cuts = np.unique(np.concatenate([cuts, [len(rows)]])).tolist()
             for a, b in itertools.pairwise(cuts):
                 some = rows[a:b]
@@ -141,7 +140,7 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     """Whole-number term counts as uint16 when every one fits (half of float32's bytes: a
     million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
     one word in one row keeps its float32. Every reader converts them as it reads them."""
-    if not len(counts) or float(counts.max()) <= _TWO_BYTES:
+    if not len(counts) or float(counts.max()) <= TWO_BYTES:
         return counts.astype(np.uint16, copy=False)  # counts read from the cache: as they are
     return counts
 
@@ -181,7 +180,7 @@ class TermBuffer:
     def append(self, cols: np.ndarray, counts: np.ndarray, rows: int) -> int:
         """Add one batch's entries; returns where they start."""
         start, end = self.size, self.size + len(cols)
-        if self.counts.dtype != np.float32 and len(counts) and float(counts.max()) > _TWO_BYTES:
+        if self.counts.dtype != np.float32 and len(counts) and float(counts.max()) > TWO_BYTES:
             self.counts = self.counts.astype(np.float32)  # from now on, as they come
         if end > len(self.cols):
             # Room for the rows still to come at this batch's density, and a quarter more:
