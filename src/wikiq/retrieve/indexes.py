@@ -77,13 +77,12 @@ def build_indexes(
         store.release_pages(matrix.data)
 
     text = BodyIndex(titled_terms(catalog, catalog.terms))
+    languages = vault_languages(catalog)  # the body's counts again, before they go
     read_once("body")
     lead = BodyIndex(catalog.field_terms("lead"))
     read_once("lead")
     passages = PassageIndex(catalog.field_terms("passages"))
     read_once("passages")
-    languages = vault_languages(catalog)
-    read_once("body")
     return RetrievalIndexes(
         names=name_index(catalog, previous.names if previous is not None else None),
         text=text,
