@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,13 @@ pytest_plugins = ["tests.support.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_VAULT = ROOT / "examples" / "demo-vault"
+
+
+def demo_copy(folder: Path) -> Path:
+    """A copy of the bundled demo vault at `folder / "vault"`, for a test that edits it."""
+    vault = folder / "vault"
+    shutil.copytree(DEMO_VAULT, vault)
+    return vault
 
 
 @pytest.fixture(autouse=True)

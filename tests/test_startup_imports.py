@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DEMO_VAULT
+from tests.conftest import demo_copy
 
 
 def test_importing_the_cli_and_the_api_leaves_the_http_client_and_models_unloaded() -> None:
@@ -27,8 +26,7 @@ def test_importing_the_cli_and_the_api_leaves_the_http_client_and_models_unloade
 
 def test_a_search_with_a_warm_cache_never_imports_scipy(tmp_path: Path) -> None:
     # scipy.sparse alone costs a process 0.2-0.4 s to import; it is for building caches only.
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     env = {**os.environ, "WIKIQ_CACHE_DIR": str(tmp_path / "cache")}
     code = (
         # argv given: main returns through SystemExit (without it, the console script's run
@@ -68,8 +66,7 @@ def test_an_answer_with_no_model_and_no_local_server_never_loads_the_http_client
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WIKIQ_", "OLLAMA_"))}
     env |= {
         "WIKIQ_CACHE_DIR": str(tmp_path / "cache"),
@@ -89,8 +86,7 @@ def test_an_answer_with_no_model_and_no_local_server_never_loads_the_http_client
 
 def test_the_cli_loads_numpy_with_one_blas_thread_unless_told_otherwise(tmp_path: Path) -> None:
     # OpenBLAS's threads spin ~0.1 s after numpy loads; wikiq makes no BLAS call for them.
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     code = (
         "import os, sys; from wikiq.cli import main\n"
         "try:\n    main(sys.argv[1:])\n"

@@ -142,15 +142,13 @@ def test_saves_held_back_are_written_when_flushed_and_only_then(tmp_path: Path) 
 def test_a_refresh_puts_the_new_vault_in_use_before_writing_its_caches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
 
-    from tests.conftest import DEMO_VAULT
+    from tests.conftest import demo_copy
     from wikiq.vault import store
     from wikiq.vault.cache import CatalogCache
     from wikiq.wiki import Wiki
 
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     wiki = Wiki.open(vault)
     wiki.search("Apollo")
     (vault / "wiki" / "concepts" / "zorblax.md").write_text("# Zorblax\n\nA cold blue quasar.\n")

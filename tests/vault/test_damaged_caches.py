@@ -3,13 +3,12 @@ fresh build gives."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import DEMO_VAULT
+from tests.conftest import demo_copy
 from wikiq.config import Config
 from wikiq.vault import catalog as catalog_module
 from wikiq.vault import store
@@ -55,8 +54,7 @@ def mapped(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> b
 @pytest.mark.parametrize("name", ["catalog.npz", "retrieval.npz", "notes.npz"])
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])
 def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage, ahead: bool, mapped: bool) -> None:  # type: ignore[no-untyped-def]
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     cache = tmp_path / "cache"
     fresh = _answers(vault, cache)
     files = list(cache.rglob(name))
@@ -70,8 +68,7 @@ def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path,
 
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])
 def test_damaged_term_counts_are_read_again_from_the_pages(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     cache = tmp_path / "cache"
     fresh = Wiki.open(vault, cache_dir=cache, config=Config()).catalog
     damage(next(cache.rglob("terms.npz")))
@@ -89,8 +86,7 @@ def test_damaged_term_counts_are_read_again_from_the_pages(tmp_path: Path, damag
 def test_a_mapped_cache_answers_as_a_read_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A large vault's cache files are memory-mapped and their pages handed back once checked:
     every answer is the same as from files read whole."""
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     cache = tmp_path / "cache"
     fresh = _answers(vault, cache)  # builds and saves the caches
     read = _answers(vault, cache)
@@ -120,8 +116,7 @@ def test_a_large_vault_just_read_is_answered_from_its_cache_files(
 ) -> None:
     """A catalog just built for a vault past `LEAN_FROM_PAGES` is opened again from the files
     it was saved to (its pages as columns, its counts mapped): every answer is the same."""
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     plain = _answers(vault, tmp_path / "plain")
     monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
     lean_cache = tmp_path / "lean"
@@ -137,8 +132,7 @@ def test_a_refresh_whose_saves_are_held_keeps_the_pages_it_built(
 ) -> None:
     """Under a running server the caches are written after the new catalog is in use: the
     files on disk are still the old ones, so the new catalog is not read back from them."""
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
     location = locate_vault(vault)
     with store.deferred_saves() as held:

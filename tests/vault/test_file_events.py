@@ -84,12 +84,11 @@ def test_an_overflowed_queue_or_a_moved_vault_means_scan(vault: Path) -> None:
 def test_a_running_watcher_scans_only_when_the_events_tell_a_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.conftest import DEMO_VAULT
+    from tests.conftest import demo_copy
     from wikiq import wiki as wiki_module
     from wikiq.wiki import Wiki
 
-    vault = tmp_path / "vault"
-    shutil.copytree(DEMO_VAULT, vault)
+    vault = demo_copy(tmp_path)
     wiki = Wiki.open(vault)
     scans: list[float] = []
     real = wiki_module.vault_changes
