@@ -27,7 +27,7 @@ from typing import Any
 
 QUESTION = "cadence theory"
 # The build steps of `retrieve/indexes.py` that are timed (looked up there by name).
-STEPS = ("name_index", "titled_terms", "BodyIndex", "PassageIndex", "walk_graph", "vault_languages")
+STEPS = ("name_index", "titled_terms", "BodyIndex", "passage_weights", "walk_graph", "vault_languages")
 
 
 def rss_mb() -> int:

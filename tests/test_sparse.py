@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from wikiq import sparse
 from wikiq.retrieve.body import K1, BodyIndex
-from wikiq.retrieve.passage_bm25 import PassageIndex
+from wikiq.retrieve.passage_bm25 import PassageIndex, passage_weights
 from wikiq.sparse import CSR, distinct_values
 from wikiq.vault import store
 from wikiq.vault.terms import TermIndex
@@ -83,7 +83,7 @@ def test_scoring_chosen_passages_gives_their_scores_in_a_full_search() -> None:
     counts = sp.random(90, 30, density=0.25, random_state=3, format="csr", dtype=np.float32)
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
     terms = TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts))
-    passages = PassageIndex(terms)
+    passages = _passage_index(terms)
     assert passages.counts.data.dtype == np.uint16  # whole counts kept in two bytes
     query = ["t2", "t5", "t5", "t11", "absent"]
     full = BodyIndex(terms).search(query, limit=90).as_dict()
@@ -100,14 +100,14 @@ def test_a_page_s_passages_are_found_by_its_rows() -> None:
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
     starts = np.array([0, 2, 2, 5, 7])  # page 1 has no passage
     terms = TermIndex([f"t{j}" for j in range(5)], CSR.from_scipy(counts), entry_starts=starts)
-    pages, rows, heads = PassageIndex(terms).page_rows(np.array([3, 1, 0, 2]))
+    pages, rows, heads = _passage_index(terms).page_rows(np.array([3, 1, 0, 2]))
     assert pages.tolist() == [3, 0, 2]
     assert rows.tolist() == [5, 6, 0, 1, 2, 3, 4] and heads.tolist() == [0, 2, 4]
 
 
 def test_a_count_too_large_for_two_bytes_is_kept_whole() -> None:
     counts = sp.csr_matrix(np.array([[70_000.0, 1.0], [0.0, 2.0]], dtype=np.float32))
-    passages = PassageIndex(TermIndex(["big", "small"], CSR.from_scipy(counts)))
+    passages = _passage_index(TermIndex(["big", "small"], CSR.from_scipy(counts)))
     assert passages.counts.data.tolist() == [70_000.0, 1.0, 2.0]
     full = BodyIndex(TermIndex(["big", "small"], CSR.from_scipy(counts))).search(["big"])
     assert passages.score_rows(["big"], np.array([0])).tolist() == full.scores.tolist()
@@ -171,3 +171,7 @@ def test_distinct_values_are_uniques_with_their_slots() -> None:
     by_slot = np.bincount(slot, weights=weights, minlength=len(distinct))
     by_value = np.bincount(values, weights=weights, minlength=500)
     assert np.array_equal(by_slot, by_value[distinct])
+
+
+def _passage_index(terms: TermIndex) -> PassageIndex:
+    return PassageIndex(passage_weights(terms), terms)

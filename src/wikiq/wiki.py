@@ -521,10 +521,10 @@ WORD_TABLE_AFTER_PAGES = 1000
 
 
 def _prefetch_question_caches(location: VaultLocation, wired: wiring.Wired) -> None:
-    """Start reading the catalog, the retrieval indexes and the source notes' index (~60 MB
-    on ob-wiki) in the background: a search reads them all right after the scan."""
+    """Start reading the catalog, the retrieval indexes, the passages' counts and the source
+    notes' index (~60 MB on ob-wiki) in the background: a search reads them all right after the scan."""
     from wikiq.retrieve.indexes import RETRIEVAL_FILE
-    from wikiq.vault.cache import CATALOG_FILE, NOTES_FILE, vault_cache_dir
+    from wikiq.vault.cache import CATALOG_FILE, NOTES_FILE, PASSAGES_FILE, vault_cache_dir
     from wikiq.vault.store import prefetch
 
     folder = vault_cache_dir(location, wired.cache_dir)
@@ -533,7 +533,7 @@ def _prefetch_question_caches(location: VaultLocation, wired: wiring.Wired) -> N
     names = [CATALOG_FILE]
     if location.layout == "llm-wiki" and not wired.sources.off:
         names.append(NOTES_FILE)  # read only where `_note_search` will read it
-    names.append(RETRIEVAL_FILE)
+    names += [RETRIEVAL_FILE, PASSAGES_FILE]
     prefetch(folder / name for name in names)
 
 

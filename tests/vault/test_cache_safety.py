@@ -47,7 +47,7 @@ def test_a_crafted_pickle_in_the_cache_folder_is_never_run(
     assert first.cache_file is not None
     cached_indexes(first, "both", 0.5)
     marker = tmp_path / "pwned"
-    for name in ("catalog.npz", "terms.npz", "retrieval.npz"):
+    for name in ("catalog.npz", "terms.npz", "passages.npz", "retrieval.npz"):
         (first.cache_file.parent / name).write_bytes(pickle.dumps(_Payload(marker)))
     again = open_catalog(locate_vault(vault))
     ix = cached_indexes(again, "both", 0.5)

@@ -51,7 +51,7 @@ def mapped(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> b
 
 
 @pytest.mark.parametrize("ahead", [False, True], ids=["read-on-load", "read-ahead"])
-@pytest.mark.parametrize("name", ["catalog.npz", "retrieval.npz", "notes.npz"])
+@pytest.mark.parametrize("name", ["catalog.npz", "retrieval.npz", "passages.npz", "notes.npz"])
 @pytest.mark.parametrize("damage", [_truncate, _flip_middle], ids=["truncated", "corrupted"])
 def test_a_damaged_cache_file_is_rebuilt_and_search_is_unchanged(tmp_path: Path, name: str, damage, ahead: bool, mapped: bool) -> None:  # type: ignore[no-untyped-def]
     vault = demo_copy(tmp_path)
@@ -81,6 +81,28 @@ def test_damaged_term_counts_are_read_again_from_the_pages(tmp_path: Path, damag
     store = CatalogCache(again.location, cache)
     kept = store.load_terms(again.built_at)
     assert kept is not None and kept["body"].vocab == fresh.terms.vocab
+
+
+def test_a_warm_search_reads_the_passages_counts_but_no_other_term_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passages' counts are kept once, in a file of their own that questions read; the
+    other fields' counts (a million pages': 1 GB, each byte checked when loaded) only build
+    indexes, so a search over a cached vault never loads them."""
+    vault = demo_copy(tmp_path)
+    cache = tmp_path / "cache"
+    fresh = _answers(vault, cache)
+    loaded: list[str] = []
+    real_load = store.load
+
+    def recording_load(path: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        loaded.append(Path(path).name)
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(store, "load", recording_load)
+    assert _answers(vault, cache) == fresh
+    assert "passages.npz" in loaded and "retrieval.npz" in loaded
+    assert "terms.npz" not in loaded
 
 
 def test_a_mapped_cache_answers_as_a_read_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
+from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.retrieve.ppr import Walk, monte_carlo_pagerank, pagerank_walk, personalized_pagerank
 from wikiq.retrieve.rank_fusion import (
     Channel,
@@ -96,6 +97,7 @@ class Retriever:
     _indexes: RetrievalIndexes | None = None
     notes: NoteSearch | None = None  # source notes outside the wiki folder (retrieve/sources.py)
     _abbreviations: Abbreviations | None = field(default=None, repr=False)
+    _passages: PassageIndex | None = field(default=None, repr=False)
 
     @property
     def indexes(self) -> RetrievalIndexes:
@@ -113,7 +115,16 @@ class Retriever:
             self._indexes = cached_indexes(
                 self.catalog, self.settings.direction, self.settings.in_weight, before
             )
+        _ = self.passages  # their counts too, a file of their own: every question reads them
         return self
+
+    @property
+    def passages(self) -> PassageIndex:
+        """BM25 over passages: the indexes' parameters over the catalog's own counts."""
+        if self._passages is None:
+            counts = self.catalog.field_terms("passages")
+            self._passages = PassageIndex(self.indexes.passages, counts)
+        return self._passages
 
     def with_sources(
         self, *, keywords: KeywordSource | None = None, semantic: SemanticSource | None = None
@@ -521,7 +532,7 @@ class Retriever:
         five), which keeps a large vault's passages, most holding some common word, unread."""
         if self.settings.rrf_passages <= 0 or not len(candidates):
             return []
-        passages = self.indexes.passages
+        passages = self.passages
         pages, rows, heads = passages.page_rows(candidates)
         if not len(pages):
             return []

@@ -10,7 +10,7 @@ import numpy as np
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
-from wikiq.retrieve.passage_bm25 import PassageIndex
+from wikiq.retrieve.passage_bm25 import PassageWeights, passage_weights
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
@@ -35,7 +35,9 @@ class RetrievalIndexes:
     # of the cache at 1M pages (docs/BENCHMARKS.md, "One text index").
     text: BodyIndex
     lead: BodyIndex  # BM25 over lead paragraphs
-    passages: PassageIndex  # BM25 over passages (sections of about 800 characters, title in)
+    # BM25 over passages (sections of about 800 characters, title in): its parameters; the
+    # counts are the catalog's (`Catalog.field_terms("passages")`, retrieve/passage_bm25.py).
+    passages: PassageWeights
     walk: WalkGraph  # PPR transition matrix (Stage 4)
     graph: CSR  # the link graph (row links to column)
     graph_t: CSR  # its transpose, row-major: who links to each page
@@ -81,7 +83,7 @@ def build_indexes(
     read_once("body")
     lead = BodyIndex(catalog.field_terms("lead"))
     read_once("lead")
-    passages = PassageIndex(catalog.field_terms("passages"))
+    passages = passage_weights(catalog.field_terms("passages"))
     read_once("passages")
     return RetrievalIndexes(
         names=name_index(catalog, previous.names if previous is not None else None),
@@ -149,7 +151,7 @@ def _type_codes(types: list[str]) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 14
+INDEX_FORMAT = 15
 
 
 def cached_indexes(
@@ -193,7 +195,7 @@ STORED_CLASSES = (
     RetrievalIndexes,
     NameIndex,
     BodyIndex,
-    PassageIndex,
+    PassageWeights,
     WalkGraph,
     VaultLanguages,
 )

@@ -2,15 +2,17 @@
 
 The passage channel scores only the text channel's candidate pages (cascade.py,
 `_passage_pages`), so it reads passages by row, never a term's postings across the vault. The
-counts are kept as they were gathered, row by row, as whole numbers in two bytes where they fit,
-and a weight is computed when a row is read, with the same operations on the same values as
-`BodyIndex` (the same bits). A by-term weight matrix, as the text index keeps, was 1.5 GB of a
-million pages' cache and the largest step of building the indexes.
+counts are the catalog's own, row by row, as its cache keeps them (whole numbers in two bytes
+where they fit), and a weight is computed when a row is read, with the same operations on the
+same values as `BodyIndex` (the same bits). A by-term weight matrix, as the text index keeps,
+was 1.5 GB of a million pages' cache and the largest step of building the indexes; a copy of
+the counts in the retrieval cache was 1.2 GB.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,18 +22,37 @@ from wikiq.sparse import CSR, row_entries
 from wikiq.vault.terms import TermIndex, compact_counts
 
 
+@dataclass(frozen=True)
+class PassageWeights:
+    """What BM25 needs of the whole vault's passages, beyond their counts: kept with the
+    retrieval indexes, while the counts stay in the catalog's cache (one copy of them)."""
+
+    idf: np.ndarray  # per term
+    norm: np.ndarray  # per passage: k1 * (1 - b + b * length / average length)
+    k1: float
+
+
+def passage_weights(terms: TermIndex, *, k1: float = K1, b: float = B) -> PassageWeights:
+    """The passages' BM25 parameters, from their counts (`terms`: the "passages" field)."""
+    m, n = terms.matrix, terms.matrix.nnz
+    df = np.zeros(m.shape[1], dtype=np.int64)  # how many passages hold each term
+    for at in range(0, n, sparse.ENTRY_SLICE):  # bincount widens what it counts to int64
+        end = min(at + sparse.ENTRY_SLICE, n)
+        df += np.bincount(m.indices[at:end], minlength=m.shape[1])
+    idf, norm = bm25_parameters(df.astype(np.float32), terms.lengths(), k1, b)
+    return PassageWeights(idf, norm, k1)
+
+
 class PassageIndex:
     """BM25 weights of every passage of a vault, computed for the passages asked for."""
 
-    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+    def __init__(self, weights: PassageWeights, terms: TermIndex) -> None:
+        if (len(weights.norm), len(weights.idf)) != terms.matrix.shape:
+            raise ValueError("passage weights of other passages than these counts")
         m, n = terms.matrix, terms.matrix.nnz
-        df = np.zeros(m.shape[1], dtype=np.int64)  # how many passages hold each term
-        for at in range(0, n, sparse.ENTRY_SLICE):  # bincount widens what it counts to int64
-            end = min(at + sparse.ENTRY_SLICE, n)
-            df += np.bincount(m.indices[at:end], minlength=m.shape[1])
         self.term_ids = terms.term_ids
-        self.idf, self.norm = bm25_parameters(df.astype(np.float32), terms.lengths(), k1, b)
-        self.k1 = k1
+        self.idf, self.norm, self.k1 = weights.idf, weights.norm, weights.k1
+        # The cache's counts as they are (views of its map); a first read's in two bytes.
         self.counts = CSR(m.indptr, m.indices[:n], compact_counts(m.data[:n]), m.shape)
         self.starts = terms.entry_bounds()  # page i's passages are rows starts[i]:starts[i + 1]
 

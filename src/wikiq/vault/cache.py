@@ -23,16 +23,24 @@ from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import DeadLink, Page
 from wikiq.vault.rows import PageRows, dead_link_rows
 from wikiq.vault.scan import FileStat
-from wikiq.vault.terms import TermIndex, compact_counts
+from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
 NOTES_FILE = "notes.npz"  # the source notes' index (vault/note_index.py)
+PASSAGES_FILE = "passages.npz"  # the passages' term counts, read as the passage index's own
+TERMS_FILE = "terms.npz"  # the other fields' term counts, read only to build indexes
+
+# Which file keeps each field's counts. The passages' have a file of their own: the passage
+# index reads them at every question (retrieve/passage_bm25.py), so in the terms file it
+# would have to keep a copy of them in retrieval.npz (a million pages: 1.2 GB twice over) or
+# check the whole terms file (2 GB) on a question's first read.
+FIELD_FILES = {"body": TERMS_FILE, "lead": TERMS_FILE, "passages": PASSAGES_FILE}
 
 
 def _current(data: object) -> bool:
@@ -118,7 +126,7 @@ class CatalogCache:
         self.location = location
         self.dir = vault_cache_dir(location, cache_dir)
         self.path = self.dir / CATALOG_FILE
-        self.terms_path = self.dir / "terms.npz"
+        self.terms_path = self.dir / TERMS_FILE
 
     def load(self) -> CachedCatalog | None:
         data = store.load(self.path, lazy_strings=True)
@@ -144,9 +152,23 @@ class CatalogCache:
         except (TypeError, KeyError, ValueError, AttributeError):
             return None
 
-    def load_terms(self, built_at: float) -> dict[str, TermIndex] | None:
-        """The term indexes saved with the catalog built at `built_at` (else None: never mix them)."""
-        data = store.load(self.terms_path)
+    def load_terms(
+        self, built_at: float, names: Sequence[str] = TERM_FIELDS
+    ) -> dict[str, TermIndex] | None:
+        """The term indexes of these fields saved with the catalog built at `built_at` (else
+        None: never mix them); only the files holding them are read."""
+        out: dict[str, TermIndex] = {}
+        for file in dict.fromkeys(FIELD_FILES[name] for name in names):
+            loaded = self._load_terms_file(file, built_at)
+            if loaded is None or not all(n in loaded for n in names if FIELD_FILES[n] == file):
+                return None
+            out.update({n: t for n, t in loaded.items() if n in names})
+        if len({t.entries for t in out.values()}) > 1:
+            return None  # every field holds the same pages
+        return out
+
+    def _load_terms_file(self, file: str, built_at: float) -> dict[str, TermIndex] | None:
+        data = store.load(self.dir / file)
         if not _current(data):
             return None
         if data.get("built_at") != built_at:
@@ -161,23 +183,27 @@ class CatalogCache:
                 if starts is not None and not _entry_starts_fit(starts, matrix.shape[0]):
                     return None
                 out[name] = TermIndex(list(f["vocab"]), matrix, entry_starts=starts)
-            if len({t.entries for t in out.values()}) > 1:
-                return None  # every field holds the same pages
             return out
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
 
     def save_terms(self, terms: dict[str, TermIndex], built_at: float) -> bool:
-        """Write the term indexes of the catalog built at `built_at` (False if it cannot)."""
-        fields = {
-            name: {
-                "vocab": t.vocab,
-                "matrix": _compacted(t.matrix),
-                "entry_starts": t.entry_starts,
+        """Write the term indexes of the catalog built at `built_at`, each field to its file
+        (`FIELD_FILES`); False if one cannot be written."""
+        ok = True
+        for file in dict.fromkeys(FIELD_FILES.values()):
+            fields = {
+                name: {
+                    "vocab": t.vocab,
+                    "matrix": _compacted(t.matrix),
+                    "entry_starts": t.entry_starts,
+                }
+                for name, t in terms.items()
+                if FIELD_FILES[name] == file
             }
-            for name, t in terms.items()
-        }
-        return store.save(self.terms_path, {**self._head(), "fields": fields, "built_at": built_at})
+            body = {**self._head(), "fields": fields, "built_at": built_at}
+            ok = store.save(self.dir / file, body) and ok
+        return ok
 
     def _head(self) -> dict[str, Any]:
         return {
@@ -188,7 +214,8 @@ class CatalogCache:
         }
 
     def save(self, catalog: CachedCatalog, terms: dict[str, TermIndex]) -> Path | None:
-        """Write both files; a cache that cannot be written is skipped, never an error."""
+        """Write the catalog and its term counts; a cache that cannot be written is skipped,
+        never an error."""
         head = self._head()
         ok = self.save_terms(terms, catalog.built_at)
         # Plain columns load several times faster than objects: pages as one column per

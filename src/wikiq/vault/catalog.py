@@ -64,7 +64,8 @@ class Catalog:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not read)
     index_stat: FileStat | None = None  # index.md's (size, mtime) when the catalog was read
     _terms: dict[str, TermIndex] | None = field(default=None, repr=False)
-    _terms_loader: Callable[[], dict[str, TermIndex] | None] | None = field(
+    # Loads the counts of the fields named (from the cache), or None when they are lost.
+    _terms_loader: Callable[[Sequence[str]], dict[str, TermIndex] | None] | None = field(
         default=None, repr=False
     )
     _terms_saver: Callable[[dict[str, TermIndex]], object] | None = field(
@@ -117,8 +118,9 @@ class Catalog:
         return self.field_terms("body")
 
     def field_terms(self, name: str) -> TermIndex:
-        """Term counts of one field: "body" (the whole body) or "lead" (its first paragraph)."""
-        terms = self.loaded_terms()
+        """Term counts of one field: "body" (the whole body), "lead" (its first paragraph)
+        or "passages" (its sections); from the cache, only the file holding this field."""
+        terms = self._loaded_fields((name,))
         if terms is None:
             # The terms cache was lost: read the pages again rather than search nothing,
             # and keep them, or every later process would read the whole vault again.
@@ -128,13 +130,22 @@ class Catalog:
         return terms[name]
 
     def loaded_terms(self) -> dict[str, TermIndex] | None:
-        """Every field's term counts, from memory or the cache file (None when both are
+        """Every field's term counts, from memory or the cache files (None when they are
         lost: the pages would have to be read again)."""
-        if self._terms is None and self._terms_loader is not None:
-            loaded = self._terms_loader()
-            if loaded is not None and all(f in loaded for f in TERM_FIELDS):
-                self._terms = loaded
-        return self._terms
+        return self._loaded_fields(TERM_FIELDS)
+
+    def _loaded_fields(self, names: Sequence[str]) -> dict[str, TermIndex] | None:
+        """The term counts held, with those of `names` loaded if they were not (None when
+        some of them cannot be: lost, or not this catalog's pages)."""
+        held = self._terms or {}
+        missing = [n for n in names if n not in held]
+        if missing and self._terms_loader is not None:
+            loaded = self._terms_loader(missing)
+            if loaded is not None and all(
+                n in loaded and loaded[n].entries == len(self.pages) for n in missing
+            ):
+                held = self._terms = {**held, **loaded}
+        return held if all(n in held for n in names) else None
 
     def file_path(self, i: int) -> Path:
         return self.location.wiki_root / self.pages[i].file
@@ -275,7 +286,7 @@ def _from_cache(
         built_at=cached.built_at,
         skipped=scan.skipped,
         index_stat=cached.index_stat,
-        _terms_loader=(lambda: store.load_terms(cached.built_at)) if store else None,
+        _terms_loader=(lambda names: store.load_terms(cached.built_at, names)) if store else None,
         _terms_saver=(lambda terms: store.save_terms(terms, cached.built_at)) if store else None,
     )
 

@@ -140,6 +140,8 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     """Whole-number term counts as uint16 when every one fits (half of float32's bytes: a
     million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
     one word in one row keeps its float32. Every reader converts them as it reads them."""
+    if counts.dtype == np.uint16:
+        return counts  # not read through: a cache's may be a map of a million pages' counts
     if not len(counts) or float(counts.max()) <= TWO_BYTES:
         return counts.astype(np.uint16, copy=False)  # counts read from the cache: as they are
     return counts
