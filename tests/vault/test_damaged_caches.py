@@ -149,6 +149,31 @@ def test_a_large_vault_just_read_is_answered_from_its_cache_files(
     assert _answers(vault, lean_cache) == plain  # and from the cache, as ever
 
 
+def test_a_large_first_read_keeps_its_counts_in_files_and_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `LEAN_FROM_PAGES`, the counts worker processes bring grow in unnamed files in the
+    cache folder until they are saved: no file is left behind, and every answer is the same."""
+    vault = demo_copy(tmp_path)
+    plain = _answers(vault, tmp_path / "plain")
+    monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
+    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 1)  # read by workers
+    spilled: list[Path] = []
+    real = catalog_module.TermBuffer
+
+    def recording(expected_rows: int = 0, spill: Path | None = None):  # type: ignore[no-untyped-def]
+        spilled.append(spill)
+        return real(expected_rows, spill)
+
+    monkeypatch.setattr(catalog_module, "TermBuffer", recording)
+    cache = tmp_path / "spilled"
+    assert _answers(vault, cache) == plain
+    folder = next(cache.glob("vaults/*"))
+    assert spilled and all(s == folder for s in spilled)
+    left = {f.name for f in folder.iterdir()} - {"notes.npz"}  # the notes' index if any
+    assert left == {"catalog.npz", "terms.npz", "passages.npz", "retrieval.npz"}
+
+
 def test_a_refresh_whose_saves_are_held_keeps_the_pages_it_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import mmap
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from wikiq.vault.terms import TermBlock, TermBuffer, Vocab, build_term_index, pack_batch
 
@@ -34,13 +38,29 @@ def _same(got, want) -> None:  # type: ignore[no-untyped-def]
         assert np.array_equal(a, b)
 
 
-def test_batches_give_the_matrix_page_by_page_reading_gives() -> None:
+@pytest.fixture(params=["memory", "spilled"])
+def spill(request: pytest.FixtureRequest, tmp_path: Path) -> Path | None:
+    """Buffers in memory, or growing in unnamed files (a first read of a large vault)."""
+    return tmp_path if request.param == "spilled" else None
+
+
+def _in_a_file(array: np.ndarray) -> bool:
+    owner = array
+    while isinstance(owner, np.ndarray):
+        owner = owner.base  # type: ignore[assignment]
+    if isinstance(owner, memoryview):
+        owner = owner.obj  # type: ignore[assignment]
+    return isinstance(owner, mmap.mmap)
+
+
+def test_batches_give_the_matrix_page_by_page_reading_gives(spill: Path | None) -> None:
     want = build_term_index(PAGES)
     vocab = Vocab()
-    buffer = TermBuffer(expected_rows=len(PAGES))
+    buffer = TermBuffer(expected_rows=len(PAGES), spill=spill)
     got = build_term_index(_blocks([PAGES[:2], PAGES[2:5], PAGES[5:]], buffer, vocab), None, vocab)
     _same(got, want)
     assert got.row(3) == {"orbit": 4, "dust": 1, "comet": 1}
+    assert _in_a_file(got.matrix.indices) == _in_a_file(got.matrix.data) == (spill is not None)
 
 
 def test_a_first_read_keeps_the_buffer_as_the_matrix_without_a_copy() -> None:
@@ -51,10 +71,10 @@ def test_a_first_read_keeps_the_buffer_as_the_matrix_without_a_copy() -> None:
     assert np.shares_memory(got.matrix.data, buffer.counts)
 
 
-def test_a_buffer_that_outgrows_its_guess_loses_nothing() -> None:
+def test_a_buffer_that_outgrows_its_guess_loses_nothing(spill: Path | None) -> None:
     # The first batch is sparse and the guess is for two pages: later batches must grow it.
     vocab = Vocab()
-    buffer = TermBuffer(expected_rows=2)
+    buffer = TermBuffer(expected_rows=2, spill=spill)
     got = build_term_index(_blocks([PAGES[2:3], PAGES[:2], PAGES[3:]], buffer, vocab), None, vocab)
     _same(got, build_term_index([PAGES[2], *PAGES[:2], *PAGES[3:]]))
 
@@ -113,8 +133,8 @@ def test_pages_of_several_rows_keep_their_rows_through_blocks_and_refreshes() ->
     assert again.entries == 5
 
 
-def test_batch_counts_are_kept_in_two_bytes_until_one_does_not_fit() -> None:
-    vocab, buffer = Vocab(), TermBuffer(expected_rows=4)
+def test_batch_counts_are_kept_in_two_bytes_until_one_does_not_fit(spill: Path | None) -> None:
+    vocab, buffer = Vocab(), TermBuffer(expected_rows=4, spill=spill)
     rows = _blocks([PAGES[:3]], buffer, vocab)
     assert build_term_index(rows, vocab=vocab).matrix.data.dtype == np.uint16
     huge = [{"moon": 70_000, "dust": 1}]  # one word 70,000 times in one page
@@ -122,3 +142,11 @@ def test_batch_counts_are_kept_in_two_bytes_until_one_does_not_fit() -> None:
     got = build_term_index(rows, vocab=vocab)
     assert got.matrix.data.dtype == np.float32
     _same(got, build_term_index(PAGES[:3] + huge + PAGES[3:]))
+
+
+def test_a_buffer_that_cannot_spill_keeps_its_counts_in_memory(tmp_path: Path) -> None:
+    vocab = Vocab()
+    buffer = TermBuffer(expected_rows=len(PAGES), spill=tmp_path / "not a folder")
+    got = build_term_index(_blocks([PAGES[:2], PAGES[2:]], buffer, vocab), None, vocab)
+    _same(got, build_term_index(PAGES))
+    assert not _in_a_file(got.matrix.indices)

@@ -329,7 +329,8 @@ def _build(
     elif store is not None and cached is not None and len(to_read) < len(files):
         old_terms = store.load_terms(cached.built_at)
     vocabs = {name: Vocab(old_terms[name].vocab if old_terms else ()) for name in TERM_FIELDS}
-    fresh = _read_pages(location.wiki_root, to_read, files, progress, vocabs)
+    spill = _spill_folder(store, len(to_read))
+    fresh = _read_pages(location.wiki_root, to_read, files, progress, vocabs, spill)
 
     pages: list[Page] = []
     term_rows: dict[str, list[TermRow]] = {name: [] for name in TERM_FIELDS}
@@ -481,7 +482,10 @@ def _read_pages(
     files: dict[str, FileStat],
     progress: Progress | None,
     vocabs: dict[str, Vocab],
+    spill: Path | None = None,
 ) -> dict[str, FreshPage]:
+    """The pages of `to_read`, parsed, with their term counts; a large read's counts grow
+    in unnamed files in `spill` (vault/spill.py)."""
     out: dict[str, FreshPage] = {}
     total = len(to_read)
     workers = min(os.cpu_count() or 1, 8)
@@ -495,7 +499,7 @@ def _read_pages(
         from concurrent.futures import ProcessPoolExecutor
 
         settle_prefetch()  # the pool forks: no cache read may be half-done in a thread
-        buffers = {name: TermBuffer(expected_rows=total) for name in TERM_FIELDS}
+        buffers = {name: TermBuffer(expected_rows=total, spill=spill) for name in TERM_FIELDS}
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = 0
@@ -522,6 +526,18 @@ def _read_pages(
         if progress and (k % 200 == 0 or k == total):
             progress(k, total)
     return out
+
+
+def _spill_folder(store: catalog_cache.CatalogCache | None, to_read: int) -> Path | None:
+    """Where a read of this many pages keeps its counts until they are saved: the cache
+    folder from LEAN_FROM_PAGES pages (a million pages' are ~2 GB), else memory (None)."""
+    if store is None or to_read < LEAN_FROM_PAGES:
+        return None
+    try:
+        store.dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return store.dir
 
 
 def _share_strings(page: Page) -> None:

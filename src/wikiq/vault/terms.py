@@ -12,14 +12,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from wikiq import sparse
 from wikiq.sparse import CSR
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
+from wikiq.vault.spill import SpilledArray
 from wikiq.vault.store import StrIds, Strings
 
 # Term fields gathered per page: the whole body, its lead paragraph (where a page says what it
@@ -170,20 +173,24 @@ class TermBuffer:
     arrays. When the pages are all new, the finished matrix is these arrays themselves:
     no second copy of a million pages' counts (1.25 GB) is made to join the batches. Counts
     are kept in two bytes, as the cache stores them (`compact_counts`: ~0.7 GB less at a
-    million pages), until a count does not fit."""
+    million pages), until a count does not fit. Given a `spill` folder, the arrays grow in
+    unnamed files there instead of in memory (vault/spill.py)."""
 
-    def __init__(self, expected_rows: int = 0) -> None:
+    def __init__(self, expected_rows: int = 0, spill: Path | None = None) -> None:
         self.expected_rows = expected_rows
         self.rows = 0
         self.size = 0
         self.cols = np.empty(0, dtype=np.int32)
         self.counts = np.empty(0, dtype=np.uint16)
+        self._spill = spill
+        self._spilled: dict[str, SpilledArray] = {}  # "cols", "counts": those in files
 
     def append(self, cols: np.ndarray, counts: np.ndarray, rows: int) -> int:
         """Add one batch's entries; returns where they start."""
         start, end = self.size, self.size + len(cols)
         if self.counts.dtype != np.float32 and len(counts) and float(counts.max()) > TWO_BYTES:
-            self.counts = self.counts.astype(np.float32)  # from now on, as they come
+            # From now on, as they come.
+            self.counts = self._resized("counts", self.counts, len(self.cols), np.float32)
         if end > len(self.cols):
             # Room for the rows still to come at this batch's density, and a quarter more:
             # memory never written is never taken, so a generous guess costs nothing.
@@ -194,14 +201,36 @@ class TermBuffer:
         self.counts[start:end] = counts
         self.size = end
         self.rows += rows
+        for spilled in self._spilled.values():
+            spilled.written(end)
         return start
 
     def _grow(self, capacity: int) -> None:
-        cols = np.empty(capacity, dtype=np.int32)
-        counts = np.empty(capacity, dtype=self.counts.dtype)
-        cols[: self.size] = self.cols[: self.size]
-        counts[: self.size] = self.counts[: self.size]
-        self.cols, self.counts = cols, counts
+        self.cols = self._resized("cols", self.cols, capacity, self.cols.dtype)
+        self.counts = self._resized("counts", self.counts, capacity, self.counts.dtype)
+
+    def _resized(self, name: str, old: np.ndarray, capacity: int, dtype: DTypeLike) -> np.ndarray:
+        """`old`'s entries in an array `capacity` long, of `dtype`: its file made longer when
+        it is in one of that type, else a new array they are copied to."""
+        spilled = self._spilled.get(name)
+        if spilled is not None and spilled.dtype == dtype:
+            return spilled.resize(capacity)
+        new = self._new_array(name, capacity, dtype)
+        new[: self.size] = old[: self.size]
+        return new
+
+    def _new_array(self, name: str, capacity: int, dtype: DTypeLike) -> np.ndarray:
+        self._spilled.pop(name, None)
+        if self._spill is not None:
+            try:
+                spilled = SpilledArray(self._spill, dtype)
+                array = spilled.resize(capacity)
+            except (OSError, ValueError):  # no room or no file there: in memory from now on
+                self._spill = None
+            else:
+                self._spilled[name] = spilled
+                return array
+        return np.empty(capacity, dtype=dtype)
 
 
 @dataclass(frozen=True)
