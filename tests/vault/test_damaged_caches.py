@@ -3,6 +3,7 @@ fresh build gives."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -158,20 +159,73 @@ def test_a_large_first_read_keeps_its_counts_in_files_and_answers_the_same(
     plain = _answers(vault, tmp_path / "plain")
     monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
     monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 1)  # read by workers
-    spilled: list[Path] = []
+    log = tmp_path / "spills.txt"  # written by whichever process reads the pages
     real = catalog_module.TermBuffer
 
     def recording(expected_rows: int = 0, spill: Path | None = None):  # type: ignore[no-untyped-def]
-        spilled.append(spill)
+        with log.open("a") as fh:
+            fh.write(f"{spill}\n")
         return real(expected_rows, spill)
 
     monkeypatch.setattr(catalog_module, "TermBuffer", recording)
     cache = tmp_path / "spilled"
     assert _answers(vault, cache) == plain
     folder = next(cache.glob("vaults/*"))
-    assert spilled and all(s == folder for s in spilled)
+    assert set(log.read_text().split()) == {str(folder)}
     left = {f.name for f in folder.iterdir()} - {"notes.npz"}  # the notes' index if any
     assert left == {"catalog.npz", "terms.npz", "passages.npz", "retrieval.npz"}
+
+
+def _pids_reading(monkeypatch: pytest.MonkeyPatch, log: Path, fail_in_child: bool = False) -> None:
+    """Record which process builds the catalog (in `log`); with `fail_in_child`, a child's
+    build fails."""
+    real, parent = catalog_module._build, os.getpid()
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with log.open("a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        if fail_in_child and os.getpid() != parent:
+            raise MemoryError("the child ran out")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(catalog_module, "_build", recording)
+
+
+def test_a_large_first_read_is_done_by_a_child_process_and_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page objects of a large first read, and the memory they leave when freed, go with
+    a child process; this one opens what it saved, with the progress it reported."""
+    vault = demo_copy(tmp_path)
+    plain = _answers(vault, tmp_path / "plain")
+    monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
+    log = tmp_path / "pids.txt"
+    _pids_reading(monkeypatch, log)
+    seen: list[tuple[int, int]] = []
+    cache = tmp_path / "apart"
+    catalog = catalog_module.open_catalog(
+        locate_vault(vault), cache_dir=cache, progress=lambda d, t: seen.append((d, t))
+    )
+    assert [int(pid) for pid in log.read_text().split()] != [os.getpid()]  # another process
+    assert isinstance(catalog.pages, PageRows) and catalog.files_read == len(catalog.pages) > 0
+    assert seen and seen[-1] == (len(catalog.pages), len(catalog.pages))
+    assert _answers(vault, cache) == plain
+
+
+def test_a_child_that_fails_leaves_the_read_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = demo_copy(tmp_path)
+    plain = _answers(vault, tmp_path / "plain")
+    monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
+    log = tmp_path / "pids.txt"
+    _pids_reading(monkeypatch, log, fail_in_child=True)
+    cache = tmp_path / "here"
+    catalog = catalog_module.open_catalog(locate_vault(vault), cache_dir=cache)
+    pids = [int(pid) for pid in log.read_text().split()]
+    assert len(pids) == 2 and pids[0] != os.getpid() and pids[1] == os.getpid()
+    assert catalog.files_read == len(catalog.pages) > 0
+    assert _answers(vault, cache) == plain
 
 
 def test_a_refresh_whose_saves_are_held_keeps_the_pages_it_built(

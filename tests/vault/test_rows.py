@@ -13,7 +13,7 @@ from wikiq.vault import store
 from wikiq.vault.cache import _page_columns, _pages
 from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
-from wikiq.vault.rows import PageRows
+from wikiq.vault.rows import PageRows, page_value
 
 
 def _vault(make_vault: VaultFactory) -> Path:
@@ -37,6 +37,19 @@ def test_pages_read_one_by_one_equal_the_pages_built(make_vault: VaultFactory) -
     assert cached.dead_links[3] == built.dead_links[3]
     assert list(cached.dead_links) == list(built.dead_links)
     assert list(cached.pages) == list(built.pages)
+
+
+def test_one_field_of_a_page_is_read_without_building_the_page(make_vault: VaultFactory) -> None:
+    vault = _vault(make_vault)
+    built = open_catalog(locate_vault(vault))
+    cached = open_catalog(locate_vault(vault))
+    for name in ("title", "aliases", "links", "summary", "size"):
+        for i in (3, 0, 11):
+            assert page_value(cached.pages, name, i) == page_value(built.pages, name, i)
+            assert page_value(built.pages, name, i) == getattr(built.pages[i], name)
+    assert not cached.pages.built_all
+    cached.pages[3].in_index = not built.pages[3].in_index  # a page built, then changed
+    assert page_value(cached.pages, "in_index", 3) == cached.pages[3].in_index
 
 
 def test_a_page_changed_after_it_was_read_stays_changed(make_vault: VaultFactory) -> None:

@@ -78,9 +78,11 @@ def build_indexes(
         store.release_pages(matrix.indices)
         store.release_pages(matrix.data)
 
-    text = BodyIndex(titled_terms(catalog, catalog.terms))
-    languages = vault_languages(catalog)  # the body's counts again, before they go
-    read_once("body")
+    languages = vault_languages(catalog)  # reads the body's counts a slice at a time
+    titled = titled_terms(catalog, catalog.terms)
+    read_once("body")  # before the text index's transpose, the largest step
+    text = BodyIndex(titled)
+    del titled
     lead = BodyIndex(catalog.field_terms("lead"))
     read_once("lead")
     passages = passage_weights(catalog.field_terms("passages"))

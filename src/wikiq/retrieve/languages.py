@@ -18,7 +18,9 @@ from wikiq import sparse
 from wikiq.sparse import CSR
 from wikiq.text.language import detect_language
 from wikiq.text.scripts import CJK_RUNS
+from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.rows import page_value
 
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # Titles and summaries read to tell Latin-script languages apart: enough for a share, and
@@ -54,9 +56,10 @@ def vault_languages(catalog: Catalog) -> VaultLanguages:
     latin = np.nonzero(~cjk_page)[0]
     step = max(1, len(latin) // LANGUAGE_SAMPLE)
     seen: dict[str, int] = {}
-    for i in latin[::step]:
-        page = catalog.pages[int(i)]
-        lang = detect_language(f"{page.title}. {page.summary}")
+    for i in latin[::step].tolist():
+        # Two fields, not the whole page: a page's fields are spread over the cache file.
+        title, summary = (page_value(catalog.pages, f, i) for f in ("title", "summary"))
+        lang = detect_language(f"{title}. {summary}")
         if lang not in CJK_LANGUAGES and lang != "other":
             seen[lang] = seen.get(lang, 0) + 1
     sampled = sum(seen.values())
@@ -78,4 +81,6 @@ def _cjk_counts(counts: CSR, is_cjk: np.ndarray, n: int) -> np.ndarray:
         if len(held):
             pages = np.searchsorted(counts.indptr, held, side="right") - 1
             cjk += np.bincount(pages, weights=counts.data[held], minlength=n)
+        store.release_pages(counts.indices[at:end])  # read once (a cache's: its pages go)
+        store.release_pages(counts.data[at:end])
     return cjk

@@ -19,6 +19,7 @@ import numpy as np
 from wikiq import sparse
 from wikiq.retrieve.body import K1, B, bm25_parameters
 from wikiq.sparse import CSR, row_entries
+from wikiq.vault import store
 from wikiq.vault.terms import TermIndex, compact_counts
 
 
@@ -39,6 +40,7 @@ def passage_weights(terms: TermIndex, *, k1: float = K1, b: float = B) -> Passag
     for at in range(0, n, sparse.ENTRY_SLICE):  # bincount widens what it counts to int64
         end = min(at + sparse.ENTRY_SLICE, n)
         df += np.bincount(m.indices[at:end], minlength=m.shape[1])
+        store.release_pages(m.indices[at:end])  # read once (a cache's: its pages go)
     idf, norm = bm25_parameters(df.astype(np.float32), terms.lengths(), k1, b)
     return PassageWeights(idf, norm, k1)
 

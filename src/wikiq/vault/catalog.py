@@ -19,6 +19,7 @@ import numpy as np
 
 from wikiq.sparse import CSR
 from wikiq.vault import cache as catalog_cache
+from wikiq.vault.apart import run_apart
 from wikiq.vault.index_file import IndexEntry, index_entries
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
@@ -256,6 +257,10 @@ def open_catalog(
             return previous
         return _from_cache(location, store, cached, scan, 0)
 
+    if previous is None and _to_read_count(scan, cached) >= LEAN_FROM_PAGES:
+        apart = _built_apart(location, store, scan, cached, index_stat, progress)
+        if apart is not None:
+            return apart
     # Building allocates millions of objects that stay alive; Python's cycle collector would
     # walk them again and again for nothing (100k pages: parent CPU 12.2 -> 10.0 s, wall
     # 36.9 -> 33.8 s, A/B of 3 opens each). Any cycle left behind is collected afterwards.
@@ -263,7 +268,23 @@ def open_catalog(
         built = _build(location, store, scan, cached, index_stat, progress, previous)
     if store is None or previous is not None or len(built.pages) < LEAN_FROM_PAGES:
         return built
-    return _lean(built, store, scan)
+    lean = _lean(built, store, scan)
+    if lean is not built:
+        del built  # its pages, as objects
+        _return_freed_memory()
+    return lean
+
+
+def _return_freed_memory() -> None:
+    """Give the memory of objects just freed back to the system. The C library keeps it for
+    later allocations, and a million pages' objects left ~1.4 GB of it in the process, under
+    the retrieval indexes built next."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)  # glibc's; elsewhere there is nothing to call
+    except (OSError, AttributeError):
+        pass
 
 
 def _from_cache(
@@ -289,6 +310,51 @@ def _from_cache(
         _terms_loader=(lambda names: store.load_terms(cached.built_at, names)) if store else None,
         _terms_saver=(lambda terms: store.save_terms(terms, cached.built_at)) if store else None,
     )
+
+
+def _built_apart(
+    location: VaultLocation,
+    store: catalog_cache.CatalogCache | None,
+    scan: VaultScan,
+    cached: catalog_cache.CachedCatalog | None,
+    index_stat: FileStat | None,
+    progress: Progress | None,
+) -> Catalog | None:
+    """A large read done by a child process that saves the catalog (vault/apart.py), then
+    opened from the files it saved, as `_lean` opens them: the page objects, and the memory
+    they leave behind when freed (~1.4 GB at a million pages, under the retrieval indexes
+    built next), go with the child. None when it cannot be done that way: no cache to hand
+    the catalog over in, saves held (a refresh under a server), or no child."""
+    if store is None or saves_deferred() or _spill_folder(store, LEAN_FROM_PAGES) is None:
+        return None
+
+    def work(report: Progress | None) -> tuple[float, int]:
+        with _cycle_collector_paused():
+            built = _build(location, store, scan, cached, index_stat, report)
+        if built.cache_file is None:
+            raise OSError("the catalog could not be saved")
+        return built.built_at, built.files_read
+
+    settle_prefetch()  # the child is forked: no cache read may be half-done in a thread
+    done = run_apart(work, progress)
+    if done is None:
+        return None
+    built_at, files_read = done
+    saved = store.load()
+    if saved is None or saved.built_at != built_at:
+        return None
+    return _from_cache(location, store, saved, scan, files_read)
+
+
+def _to_read_count(scan: VaultScan, cached: catalog_cache.CachedCatalog | None) -> int:
+    """How many of the vault's files `_build` would read (new ones and changed ones), or
+    the vault's size when that is below LEAN_FROM_PAGES (the count matters only above it)."""
+    if cached is None or len(scan.files) < LEAN_FROM_PAGES:
+        return len(scan.files)
+    pages = cached.pages  # by column: a cache's pages are not built for this
+    stats = zip(page_field(pages, "size"), page_field(pages, "mtime_ns"), strict=True)
+    known = dict(zip(page_field(pages, "file"), stats, strict=True))
+    return sum(1 for f, st in scan.files.items() if known.get(f) != (st.size, st.mtime_ns))
 
 
 def _lean(built: Catalog, store: catalog_cache.CatalogCache, scan: VaultScan) -> Catalog:

@@ -143,6 +143,14 @@ class PageRows(Rows[Page]):
         array: np.ndarray = self._columns[name]
         return array
 
+    def value(self, name: str, i: int) -> Any:
+        """One field of page `i`: the page's own when it has been built (it may have been
+        changed since), else read from its column without building it."""
+        page = self._all[i] if self._all is not None else self._built.get(i % self._n)
+        if page is not None:
+            return getattr(page, name)
+        return self._value(name, i)
+
     def _value(self, name: str, i: int) -> Any:
         column = self._columns[name]
         starts = self._starts.get(name)
@@ -178,6 +186,14 @@ def dead_link_rows(pages: Sequence[str], targets: Sequence[str]) -> Rows[DeadLin
         lambda i: DeadLink(pages[i], targets[i]),
         lambda: [DeadLink(p, t) for p, t in zip(pages, targets, strict=True)],
     )
+
+
+def page_value(pages: Sequence[Page], name: str, i: int) -> Any:
+    """One field of page `i`: from its stored column when `pages` came from a cache (the
+    page's other fields, spread over the whole cache file, are not read)."""
+    if isinstance(pages, PageRows):
+        return pages.value(name, i)
+    return getattr(pages[i], name)
 
 
 def page_field(pages: Sequence[Page], name: str) -> list[Any]:

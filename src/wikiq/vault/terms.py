@@ -23,7 +23,7 @@ from wikiq.sparse import CSR
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
 from wikiq.vault.spill import SpilledArray
-from wikiq.vault.store import StrIds, Strings
+from wikiq.vault.store import StrIds, Strings, release_pages
 
 # Term fields gathered per page: the whole body, its lead paragraph (where a page says what it
 # is about; the plugin's index summary is a 100-character cut of it), and its passages (the
@@ -99,6 +99,7 @@ class TermIndex:
                 first, end = int(m.indptr[some[0]]), int(m.indptr[some[-1] + 1])
                 data = m.data[first:end].astype(np.float64)
                 sums[some] = np.add.reduceat(data, m.indptr[some] - first)
+                release_pages(m.data[first:end])  # read once (a cache's: its pages go)
             self.row_lengths = sums.astype(np.float32)
         return self.row_lengths
 

@@ -1,0 +1,67 @@
+"""Work done in a child process, so that the memory it takes goes back to the system with it.
+
+Reading a million pages makes a million page objects and their strings. Freed, they still
+leave ~1.4 GB in the process: the allocator's arenas stay pinned by the few objects that live
+on, and the C library keeps the rest for later. A first read of a large vault is therefore
+done by a forked child, which saves the catalog and exits, and the process that asked opens
+the saved files (vault/catalog.py). The child reports progress through a pipe; nothing but
+small results crosses it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+Progress = Callable[[int, int], None]  # (done, total)
+R = TypeVar("R")
+
+
+def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -> R | None:
+    """`work(progress)` run in a forked child; its result (small, picklable), or None when no
+    child could run it or it failed (the caller then does the work itself, and so reports the
+    error as it would have). Progress the child reports is passed to `progress` here."""
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this system
+        return None
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(work, send, progress is not None))
+    try:
+        child.start()
+    except OSError:
+        return None
+    finally:
+        send.close()  # the child's copy is its own: the pipe ends when the child does
+    result: list[Any] = []
+    try:
+        while True:
+            try:
+                kind, value = receive.recv()
+            except EOFError:  # the child has gone, with its result or without
+                break
+            if kind == "progress" and progress is not None:
+                progress(*value)
+            elif kind == "done":
+                result.append(value)
+    finally:
+        receive.close()
+        child.join()
+    return result[0] if result and child.exitcode == 0 else None
+
+
+def _child(work: Callable[[Progress | None], Any], send: Connection, report: bool) -> None:
+    def progress(done: int, total: int) -> None:
+        send.send(("progress", (done, total)))
+
+    try:
+        send.send(("done", work(progress if report else None)))
+    except BaseException:
+        # The parent does the work itself and reports what fails; nothing is printed here.
+        os._exit(1)
+    finally:
+        send.close()
