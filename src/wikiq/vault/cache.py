@@ -168,7 +168,7 @@ class CatalogCache:
         return out
 
     def _load_terms_file(self, file: str, built_at: float) -> dict[str, TermIndex] | None:
-        data = store.load(self.dir / file)
+        data = store.load(self.dir / file, lazy_strings=True)  # terms decoded as looked up
         if not _current(data):
             return None
         if data.get("built_at") != built_at:
@@ -182,7 +182,7 @@ class CatalogCache:
                 starts = f.get("entry_starts")
                 if starts is not None and not _entry_starts_fit(starts, matrix.shape[0]):
                     return None
-                out[name] = TermIndex(list(f["vocab"]), matrix, entry_starts=starts)
+                out[name] = TermIndex(f["vocab"], matrix, entry_starts=starts)
             return out
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
