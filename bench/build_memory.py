@@ -98,7 +98,9 @@ def main() -> None:
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
     print(
         f"catalog: {time.perf_counter() - start:.1f} s, {catalog.files_read} pages read,"
-        f" RSS {rss_mb()} MB, peak {max(peak.peak, rss_mb())} MB (largest child process {children} MB: a large first read is done by one, which runs the readers)",
+        # A large first read is done by a child process, which runs the readers.
+        f" RSS {rss_mb()} MB, peak {max(peak.peak, rss_mb())} MB"
+        f" (largest child process {children} MB)",
         flush=True,
     )
     for name in STEPS:
