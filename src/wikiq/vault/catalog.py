@@ -258,7 +258,13 @@ def open_catalog(
         return _from_cache(location, store, cached, scan, 0)
 
     if previous is None and _to_read_count(scan, cached) >= LEAN_FROM_PAGES:
-        apart = _built_apart(location, store, scan, cached, index_stat, progress)
+        apart = _built_apart(
+            location,
+            store,
+            scan,
+            lambda report: _build(location, store, scan, cached, index_stat, report),
+            progress,
+        )
         if apart is not None:
             return apart
     # Building allocates millions of objects that stay alive; Python's cycle collector would
@@ -316,8 +322,7 @@ def _built_apart(
     location: VaultLocation,
     store: catalog_cache.CatalogCache | None,
     scan: VaultScan,
-    cached: catalog_cache.CachedCatalog | None,
-    index_stat: FileStat | None,
+    build: Callable[[Progress | None], Catalog],
     progress: Progress | None,
 ) -> Catalog | None:
     """A large read done by a child process that saves the catalog (vault/apart.py), then
@@ -330,7 +335,7 @@ def _built_apart(
 
     def work(report: Progress | None) -> tuple[float, int]:
         with _cycle_collector_paused():
-            built = _build(location, store, scan, cached, index_stat, report)
+            built = build(report)
         if built.cache_file is None:
             raise OSError("the catalog could not be saved")
         return built.built_at, built.files_read
