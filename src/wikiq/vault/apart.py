@@ -48,6 +48,9 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
                 progress(*value)
             elif kind == "done":
                 result.append(value)
+    except BaseException:
+        child.terminate()  # given up on here (Ctrl-C, a failing `progress`): stop it too
+        raise
     finally:
         receive.close()
         child.join()

@@ -1,0 +1,70 @@
+"""Work done in a child process: its result and progress come back; a failure or a caller
+that gives up leaves no child behind."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from wikiq.vault.apart import Progress, run_apart
+
+
+def _counting(report: Progress | None) -> tuple[int, int]:
+    for k in range(1, 4):
+        if report is not None:
+            report(k, 3)
+    return os.getpid(), 42
+
+
+def test_the_child_s_result_and_progress_come_back() -> None:
+    seen: list[tuple[int, int]] = []
+    result = run_apart(_counting, lambda done, total: seen.append((done, total)))
+    assert result is not None
+    pid, answer = result
+    assert pid != os.getpid() and answer == 42
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def _failing(report: Progress | None) -> int:
+    raise MemoryError("out of memory")
+
+
+def test_a_failing_child_gives_none_so_the_caller_does_the_work_itself() -> None:
+    assert run_apart(_failing, None) is None
+
+
+def _slow(report: Progress | None) -> int:
+    if report is not None:
+        report(1, 100)
+    time.sleep(60)
+    return 1
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux's /proc")
+def test_a_caller_that_gives_up_stops_the_child() -> None:
+    children: list[int] = []
+
+    def give_up(done: int, total: int) -> None:
+        children.extend(int(c) for c in _children_of(os.getpid()))
+        raise KeyboardInterrupt
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_apart(_slow, give_up)
+    assert time.monotonic() - start < 30  # not the child's minute
+    assert children and not any(_alive(pid) for pid in children)
+
+
+def _children_of(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/task/{pid}/children") as fh:
+        return fh.read().split()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except OSError:
+        return False
