@@ -257,12 +257,13 @@ def open_catalog(
             return previous
         return _from_cache(location, store, cached, scan, 0)
 
-    if previous is None and _to_read_count(scan, cached) >= LEAN_FROM_PAGES:
+    to_read = _files_to_read(scan, cached)
+    if previous is None and len(to_read) >= LEAN_FROM_PAGES:
         apart = _built_apart(
             location,
             store,
             scan,
-            lambda report: _build(location, store, scan, cached, index_stat, report),
+            lambda report: _build(location, store, scan, cached, to_read, index_stat, report),
             progress,
         )
         if apart is not None:
@@ -271,7 +272,7 @@ def open_catalog(
     # walk them again and again for nothing (100k pages: parent CPU 12.2 -> 10.0 s, wall
     # 36.9 -> 33.8 s, A/B of 3 opens each). Any cycle left behind is collected afterwards.
     with _cycle_collector_paused():
-        built = _build(location, store, scan, cached, index_stat, progress, previous)
+        built = _build(location, store, scan, cached, to_read, index_stat, progress, previous)
     if store is None or previous is not None or len(built.pages) < LEAN_FROM_PAGES:
         return built
     lean = _lean(built, store, scan)
@@ -330,6 +331,8 @@ def _built_apart(
     they leave behind when freed (~1.4 GB at a million pages, under the retrieval indexes
     built next), go with the child. None when it cannot be done that way: no cache to hand
     the catalog over in, saves held (a refresh under a server), or no child."""
+    # The cache folder must be there to be written: a child whose save failed would leave the
+    # whole read to be done again here.
     if store is None or saves_deferred() or _spill_folder(store, LEAN_FROM_PAGES) is None:
         return None
 
@@ -345,21 +348,17 @@ def _built_apart(
     if done is None:
         return None
     built_at, files_read = done
-    saved = store.load()
-    if saved is None or saved.built_at != built_at:
-        return None
-    return _from_cache(location, store, saved, scan, files_read)
+    return _reopened(location, store, scan, built_at, files_read)
 
 
-def _to_read_count(scan: VaultScan, cached: catalog_cache.CachedCatalog | None) -> int:
-    """How many of the vault's files `_build` would read (new ones and changed ones), or
-    the vault's size when that is below LEAN_FROM_PAGES (the count matters only above it)."""
-    if cached is None or len(scan.files) < LEAN_FROM_PAGES:
-        return len(scan.files)
+def _files_to_read(scan: VaultScan, cached: catalog_cache.CachedCatalog | None) -> list[str]:
+    """The vault's files the cache lacks: new ones, and those whose (size, mtime) changed."""
+    if cached is None:
+        return list(scan.files)
     pages = cached.pages  # by column: a cache's pages are not built for this
     stats = zip(page_field(pages, "size"), page_field(pages, "mtime_ns"), strict=True)
     known = dict(zip(page_field(pages, "file"), stats, strict=True))
-    return sum(1 for f, st in scan.files.items() if known.get(f) != (st.size, st.mtime_ns))
+    return [f for f, st in scan.files.items() if known.get(f) != (st.size, st.mtime_ns)]
 
 
 def _lean(built: Catalog, store: catalog_cache.CatalogCache, scan: VaultScan) -> Catalog:
@@ -370,10 +369,23 @@ def _lean(built: Catalog, store: catalog_cache.CatalogCache, scan: VaultScan) ->
     still to be written (a refresh under a running server), or holds another build."""
     if built.cache_file is None or saves_deferred():
         return built
-    cached = store.load()
-    if cached is None or cached.built_at != built.built_at:
-        return built
-    return _from_cache(built.location, store, cached, scan, built.files_read)
+    lean = _reopened(built.location, store, scan, built.built_at, built.files_read)
+    return built if lean is None else lean
+
+
+def _reopened(
+    location: VaultLocation,
+    store: catalog_cache.CatalogCache,
+    scan: VaultScan,
+    built_at: float,
+    files_read: int,
+) -> Catalog | None:
+    """The catalog built at `built_at`, opened from the cache it was just saved to (None when
+    the cache holds another build, or none)."""
+    saved = store.load()
+    if saved is None or saved.built_at != built_at:
+        return None
+    return _from_cache(location, store, saved, scan, files_read)
 
 
 def _build(
@@ -381,19 +393,14 @@ def _build(
     store: catalog_cache.CatalogCache | None,
     scan: VaultScan,
     cached: catalog_cache.CachedCatalog | None,
+    to_read: list[str],
     index_stat: FileStat | None,
     progress: Progress | None,
     previous_catalog: Catalog | None = None,
 ) -> Catalog:
-    """Read the pages the cache lacks (all of them when there is no cache), build and save."""
+    """Read the pages the cache lacks (`to_read`: `_files_to_read`), build and save."""
     files = scan.files
     previous = {p.file: (i, p) for i, p in enumerate(cached.pages)} if cached else {}
-    to_read = [
-        f
-        for f, st in files.items()
-        if f not in previous
-        or (previous[f][1].size, previous[f][1].mtime_ns) != (st.size, st.mtime_ns)
-    ]
     old_terms = None
     if previous_catalog is not None and len(to_read) < len(files):
         old_terms = previous_catalog.loaded_terms()

@@ -147,7 +147,7 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     if counts.dtype == np.uint16:
         return counts  # not read through: a cache's may be a map of a million pages' counts
     if not len(counts) or float(counts.max()) <= TWO_BYTES:
-        return counts.astype(np.uint16, copy=False)  # counts read from the cache: as they are
+        return counts.astype(np.uint16)
     return counts
 
 
