@@ -179,6 +179,19 @@ def test_stored_strings_give_their_bytes_back_after_each_whole_pass() -> None:
     assert list(strings) == ["alpha", "beta", "gamma"]
 
 
+def test_stored_strings_are_counted_and_found_across_the_slices_they_are_searched_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(store, "_SLICE", 4)  # separators on, before and after slice edges
+    words = ["ab", "", "cdefgh", "i", "", "", "jklmnopq", "r"]
+    raw = np.frombuffer("\x00".join(words).encode(), dtype=np.uint8)
+    strings = store.Strings(raw, len(words))
+    assert [strings[i] for i in range(len(words))] == words
+    for wrong in (len(words) - 1, len(words) + 1):
+        with pytest.raises(ValueError, match="do not add up"):
+            store.Strings(raw, wrong)
+
+
 def test_a_mapped_cache_file_keeps_no_string_bytes_resident_after_loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -136,6 +136,16 @@ class PageRows(Rows[Page]):
             return [tuple(flat[a:b]) for a, b in itertools.pairwise(starts)]
         return column.tolist() if hasattr(column, "tolist") else list(column)
 
+    def column_is(self, name: str, joined: bytes) -> bool:
+        """Whether a string field of every page, joined by NUL as UTF-8, is `joined`: read
+        from the stored bytes when the column is still those (a million file names: no
+        string built)."""
+        column = self._columns[name]
+        stored = getattr(column, "utf8", None)
+        if stored is not None:
+            return bool(stored() == joined)
+        return "\0".join(column).encode("utf-8") == joined
+
     def column_array(self, name: str) -> np.ndarray:
         """A number or flag field of every page as the array it was stored as."""
         if name not in self._numbers:

@@ -125,7 +125,7 @@ class Strings(Rows[str]):
         all (a memory-mapped file's), so that only the strings decoded stay resident."""
         if raw.dtype != np.uint8 or raw.ndim != 1 or n < 1:
             raise ValueError("the cache's strings are not text")
-        if int(np.count_nonzero(raw == 0)) != n - 1:
+        if _count_separators(raw) != n - 1:
             raise ValueError("the cache's strings do not add up")
         self._raw = raw
         self._release = release
@@ -147,9 +147,15 @@ class Strings(Rows[str]):
     def _string_ends(self) -> np.ndarray:
         """Where each string ends: one vectorised pass over the bytes, no decoding."""
         if self._ends is None:
-            self._ends = np.append(np.flatnonzero(self._raw == 0), len(self._raw))
+            self._ends = np.append(_separators(self._raw), len(self._raw))
             self._read_whole()
         return self._ends
+
+    def utf8(self) -> bytes:
+        """The strings joined by NUL, as they were stored."""
+        out = self._raw.tobytes()
+        self._read_whole()
+        return out
 
     def _read_whole(self) -> None:
         if self._release is not None:
@@ -171,6 +177,31 @@ class Strings(Rows[str]):
         if at < 0:
             return None
         return int(np.searchsorted(self._string_ends(), at))  # the separators before it
+
+
+# The bytes of stored strings are searched for separators a slice at a time: `raw == 0` over
+# a million pages' 600 MB of strings allocated as much again, and its page faults made the
+# count 15x slower (1.2 s against 0.07 s).
+_SLICE = 1 << 20
+
+
+def _count_separators(raw: np.ndarray) -> int:
+    found = np.empty(min(len(raw), _SLICE), dtype=bool)
+    count = 0
+    for start in range(0, len(raw), _SLICE):
+        part = raw[start : start + _SLICE]
+        np.equal(part, 0, out=found[: len(part)])
+        count += int(np.count_nonzero(found[: len(part)]))
+    return count
+
+
+def _separators(raw: np.ndarray) -> np.ndarray:
+    """Where the separators are, in order."""
+    parts = [
+        np.flatnonzero(raw[start : start + _SLICE] == 0) + start
+        for start in range(0, len(raw), _SLICE)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 # Distinct keys a `StrIds` finds in its bytes (~50 us each on a 55,000-term vocabulary) before
