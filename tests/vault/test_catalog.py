@@ -395,13 +395,13 @@ def test_links_after_an_edit_are_the_ones_a_fresh_read_finds(
     page.write_text(text)
     os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 5_000_000_000))
     resolved: list[str] = []
-    real = catalog_module.LinkResolver.resolve
+    real = catalog_module.LinkResolver.resolve_where
 
-    def spy(self: object, target: str, from_path: str = "") -> int | None:
+    def spy(self: object, target: str, from_path: str = "") -> tuple[int | None, bool]:
         resolved.append(from_path)
         return real(self, target, from_path)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(catalog_module.LinkResolver, "resolve", spy)
+    monkeypatch.setattr(catalog_module.LinkResolver, "resolve_where", spy)
     refreshed = _open(vault)
     assert (set(resolved) == {name[5:-3]}) is reused
     fresh = open_catalog(locate_vault(vault), use_cache=False)

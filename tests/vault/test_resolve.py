@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from wikiq.vault.catalog import _is_attachment, _resolve_links
+from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import Page
 from wikiq.vault.resolve import LinkResolver
 
@@ -67,3 +71,55 @@ def test_dead_links_resolve_to_none() -> None:
     r = LinkResolver(PAGES, "wiki")
     assert r.resolve("entities/sergei-korolev") is None
     assert r.resolve("") is None
+
+
+def test_a_vault_s_link_graph_is_every_link_resolved_from_its_own_page(tmp_path: Path) -> None:
+    """The graph a catalog builds (names shared, looked up in C) equals each link resolved
+    from the page that holds it: the nearest of two same-named pages, case and ".md"
+    variants, a page named like an attachment, a link to itself, dead links."""
+    links = [
+        "concepts/orbit",
+        "orbit",
+        "Orbit",
+        "orbit.md",
+        " orbit ",
+        "neil-armstrong",
+        "Neil-Armstrong",
+        "Armstrong",
+        "轨道",
+        "Notes",
+        "photo.png",
+        "diagram.png",
+        "entities/photo.png",
+        "missing-page",
+        "wiki/concepts/orbit",
+        "./entities/Moon",
+        "moon",
+    ]
+    pages = [
+        *PAGES,
+        _page("entities/photo.png", "A page named like a picture"),
+        _page("concepts/linker", "Linker"),
+        _page("entities/linker2", "Linker two"),
+    ]
+    for p in pages:
+        p.links = (*links, p.path)
+    clean = ("orbit", "neil-armstrong", "moon", "Moon", "concepts/orbit", "entities/嫦娥工程")
+    pages[-2].links = pages[-1].links = clean  # every link one a name or a path stands for
+    location = VaultLocation(vault=tmp_path, wiki_folder="wiki", layout="llm-wiki", source="test")
+    graph, dead = _resolve_links(location, pages)
+    resolver = LinkResolver(pages, location.wiki_folder)
+    for i, page in enumerate(pages):
+        expected: list[int] = []
+        for target in page.links:
+            j = None if _is_attachment(target) else resolver.resolve(target, page.path)
+            if j is not None and j != i and j not in expected:
+                expected.append(j)
+        assert list(graph[i]) == expected, page.path
+    # the linking page's folder decides which of two pages named "orbit" a bare "orbit" is
+    paths = [p.path for p in pages]
+    orbits = {pages[j].path for j in graph[paths.index("concepts/linker")] if pages[j].name == "orbit"}
+    assert orbits == {"concepts/orbit"}
+    orbits = {pages[j].path for j in graph[paths.index("entities/linker2")] if pages[j].name == "orbit"}
+    assert orbits == {"concepts/orbit", "entities/orbit"}  # "concepts/orbit" is written out
+    assert {(d.page, d.target) for d in dead} >= {(p.path, "missing-page") for p in pages[:-2]}

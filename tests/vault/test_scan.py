@@ -34,7 +34,9 @@ TRICKY = [
 
 
 def _vault(make_vault: VaultFactory) -> Path:
-    files: dict[str, str | bytes] = {name: f"# {name}\n\n{'x' * i}\n" for i, name in enumerate(TRICKY)}
+    files: dict[str, str | bytes] = {
+        name: f"# {name}\n\n{'x' * i}\n" for i, name in enumerate(TRICKY)
+    }
     files["notes.txt"] = "not a page"
     files[".obsidian/app.md"] = "not a page"
     return make_vault(files)

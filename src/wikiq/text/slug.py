@@ -17,12 +17,16 @@ _CONTROL = re.compile(r"[\x00-\x1f]")
 _UNSAFE = re.compile(r"[/\\:*?\"<>|,()'!、，。；：！？（）【】《》]")
 _SPACE_OR_DOT = re.compile(f"[{re.escape(_JS_SPACE)}.]+")
 _DASHES = re.compile(r"-+")
+# A name that is its own slug already (most file names): the steps below would return it.
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 UNTITLED = "untitled"
 
 
 def slugify(name: str) -> str:
     """The plugin's slug for a page name: `GPT-4.5 Turbo` → `gpt-4-5-turbo`, `对比学习` kept."""
+    if _SLUG.fullmatch(name):
+        return name
     trimmed = name.strip(_JS_SPACE)
     if not trimmed:
         return UNTITLED

@@ -44,6 +44,27 @@ class LinkResolver:
         self._order = order
         self._titles_built = False
 
+    def everywhere(self) -> dict[str, int]:
+        """Targets that resolve to one page from every page, and that page: every exact
+        wiki-relative path (what `resolve` answers first), and every page's name, as written
+        and in lower case, that no other page has ("leif-varley" when only
+        entities/leif-varley.md is so named). A name is left out when `resolve` would treat
+        it otherwise (surrounding spaces, a ".md" ending, a slash)."""
+        out = dict(self._by_path)
+        for name, candidates in self._by_name.items():
+            if len(candidates) != 1:
+                continue
+            for written in {self._names[candidates[0]], name}:
+                if (
+                    written.lower() == name
+                    and written == written.strip()
+                    and "/" not in written
+                    and "\\" not in written
+                    and not name.endswith(".md")
+                ):
+                    out.setdefault(written, candidates[0])
+        return out
+
     def _build_titles(self) -> None:
         # Slugging every title is the slow part, and only links that miss every faster
         # lookup need it: build it the first time one does.
@@ -56,9 +77,14 @@ class LinkResolver:
 
     def resolve(self, target: str, from_path: str = "") -> int | None:
         """The page a link points at, or None for a dead link."""
+        return self.resolve_where(target, from_path)[0]
+
+    def resolve_where(self, target: str, from_path: str = "") -> tuple[int | None, bool]:
+        """The page a link points at (None: a dead link), and whether that depends on the
+        linking page's folder (a name several pages have: the nearest one wins)."""
         hit = self._by_path.get(target)
         if hit is not None:
-            return hit  # the plugin's own links: exact wiki-relative paths
+            return hit, False  # the plugin's own links: exact wiki-relative paths
         t = target.strip().replace("\\", "/")
         while t.startswith("./"):
             t = t[2:]
@@ -66,7 +92,7 @@ class LinkResolver:
         if t.lower().endswith(".md"):
             t = t[:-3]
         if not t:
-            return None
+            return None, False
         lower = t.lower()
         if self._prefix and lower.startswith(self._prefix):
             stripped = t[len(self._prefix) :]
@@ -74,16 +100,16 @@ class LinkResolver:
             if hit is None:
                 hit = self._by_path_lower.get(stripped.lower())
             if hit is not None:
-                return hit
+                return hit, False
         hit = self._by_path.get(t)
         if hit is None:
             hit = self._by_path_lower.get(lower)
         if hit is not None:
-            return hit
+            return hit, False
         name = lower.rsplit("/", 1)[-1]
         candidates = self._by_name.get(name)
         if candidates:
-            return self._nearest(candidates, from_path)
+            return self._nearest(candidates, from_path), len(candidates) > 1
         hit = self._by_alias.get(name)
         if hit is None:
             hit = self._by_alias.get(lower)
@@ -93,7 +119,7 @@ class LinkResolver:
             hit = self._by_title.get(name)
         if hit is None:
             hit = self._by_title.get(slugify(name))
-        return hit
+        return hit, False
 
     def _nearest(self, candidates: list[int], from_path: str) -> int:
         if len(candidates) == 1 or not from_path:
