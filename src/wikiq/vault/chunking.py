@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wikiq.text.sentences import CLAUSE_END
 from wikiq.vault.markdown import BOM, code_fence_spans, split_frontmatter
@@ -45,8 +46,10 @@ class Chunk:
         return self.fence_open + self.text + self.fence_close
 
 
-@dataclass(frozen=True)
-class _Block:
+class _Block(NamedTuple):
+    """(A tuple: building frozen dataclasses took a sixth of the cutting, 61 -> 51 us a
+    generated page.)"""
+
     start: int
     end: int  # includes the blank lines after the block
     kind: str  # "heading", "fence", "text"
