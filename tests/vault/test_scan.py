@@ -100,6 +100,23 @@ def test_a_child_that_fails_or_cannot_be_made_leaves_its_files_to_this_process(
     assert _scan(root) == here
 
 
+def test_a_child_reaped_by_someone_else_leaves_its_files_to_this_process(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A host application's SIGCHLD handler may wait for every child before the scan does.
+    root = _vault(make_vault)
+    here = _scan(root)
+    monkeypatch.setattr(stat_files, "BATCH_FILES", 1)
+    real_waitpid = os.waitpid
+
+    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
+        real_waitpid(pid, 0)
+        raise ChildProcessError(10, "No child processes")
+
+    monkeypatch.setattr(stat_files.os, "waitpid", reaped_elsewhere)
+    assert _scan(root) == here
+
+
 def test_a_file_deleted_between_listing_and_stat_is_left_out(
     make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -77,7 +77,10 @@ class _Batch:
     def running(self) -> bool:
         if self.pid is None or self.status is not None:
             return False
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by someone else: how it ended is not known
+            pid, status = self.pid, -1
         if pid:
             self.status = status
         return not pid
@@ -85,7 +88,10 @@ class _Batch:
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """Waits for the child; stats the batch here when there was none or it failed."""
         if self.pid is not None and self.status is None:
-            self.status = os.waitpid(self.pid, 0)[1]
+            try:
+                self.status = os.waitpid(self.pid, 0)[1]
+            except ChildProcessError:
+                self.status = -1
         done = self.status is not None and os.WIFEXITED(self.status) and not os.WEXITSTATUS(self.status)
         if not done and not self.stated_here:
             self.stat_here()
