@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.vaults import VaultFactory, index_md
 from wikiq.vault import catalog as catalog_module
+from wikiq.vault import reading as reading_module
 from wikiq.vault.cache import CatalogCache
 from wikiq.vault.catalog import open_catalog
 from wikiq.vault.locate import locate_vault
@@ -95,13 +96,14 @@ def test_body_terms_are_indexed(make_vault: VaultFactory) -> None:
 class _ReadSpy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.files: list[str] = []
-        real = catalog_module._read_one
+        real = reading_module.read_one
 
         def spy(root: Path, file: str, st: object):  # type: ignore[no-untyped-def]
             self.files.append(file)
             return real(root, file, st)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(catalog_module, "_read_one", spy)
+        monkeypatch.setattr(reading_module, "read_one", spy)  # pages read here
+        monkeypatch.setattr(catalog_module, "read_one", spy)  # a page whose counts were lost
 
 
 def test_unchanged_vault_opens_without_reading_any_page(
@@ -256,7 +258,7 @@ def test_parallel_and_serial_reads_agree(
         )
     vault = make_vault(files)
     serial = _open(vault, use_cache=False)
-    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 10)
+    monkeypatch.setattr(reading_module, "PARALLEL_READ_MIN_FILES", 10)
     parallel = _open(vault, use_cache=False)
     assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]
     assert parallel.out_links == serial.out_links
@@ -281,7 +283,7 @@ def test_pages_read_in_parallel_among_unchanged_ones_keep_their_own_terms(
         if k % 10 == 3:  # long pages, of several passages each
             files[f"wiki/entities/p{k:02d}.md"] += _sections(k)
     vault = make_vault(files)
-    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 2)
+    monkeypatch.setattr(reading_module, "PARALLEL_READ_MIN_FILES", 2)
     _open(vault)
     for k, words in ((5, "comet comet dust"), (22, "nebula"), (39, "quasar comet")):
         page = vault / f"wiki/entities/p{k:02d}.md"
@@ -365,7 +367,7 @@ def test_building_leaves_the_cycle_collector_as_it_found_it(
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("disk gone")
 
-    monkeypatch.setattr(catalog_module, "_resolve_links", broken)
+    monkeypatch.setattr(catalog_module, "resolve_links", broken)
     with pytest.raises(OSError):
         _open(vault, use_cache=False)
     assert gc.isenabled()

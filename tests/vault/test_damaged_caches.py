@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import demo_copy
 from wikiq.config import Config
 from wikiq.vault import catalog as catalog_module
+from wikiq.vault import reading as reading_module
 from wikiq.vault import store
 from wikiq.vault.cache import CatalogCache
 from wikiq.vault.locate import locate_vault
@@ -158,16 +159,16 @@ def test_a_large_first_read_keeps_its_counts_in_files_and_answers_the_same(
     vault = demo_copy(tmp_path)
     plain = _answers(vault, tmp_path / "plain")
     monkeypatch.setattr(catalog_module, "LEAN_FROM_PAGES", 1)
-    monkeypatch.setattr(catalog_module, "PARALLEL_READ_MIN_FILES", 1)  # read by workers
+    monkeypatch.setattr(reading_module, "PARALLEL_READ_MIN_FILES", 1)  # read by workers
     log = tmp_path / "spills.txt"  # written by whichever process reads the pages
-    real = catalog_module.TermBuffer
+    real = reading_module.TermBuffer
 
     def recording(expected_rows: int = 0, spill: Path | None = None):  # type: ignore[no-untyped-def]
         with log.open("a") as fh:
             fh.write(f"{spill}\n")
         return real(expected_rows, spill)
 
-    monkeypatch.setattr(catalog_module, "TermBuffer", recording)
+    monkeypatch.setattr(reading_module, "TermBuffer", recording)
     cache = tmp_path / "spilled"
     assert _answers(vault, cache) == plain
     folder = next(cache.glob("vaults/*"))

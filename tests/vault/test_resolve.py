@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wikiq.vault.catalog import _is_attachment, _resolve_links
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import Page
-from wikiq.vault.resolve import LinkResolver
+from wikiq.vault.resolve import LinkResolver, is_attachment, resolve_links
 
 
 def _page(path: str, title: str = "", aliases: tuple[str, ...] = ()) -> Page:
@@ -107,12 +106,12 @@ def test_a_vault_s_link_graph_is_every_link_resolved_from_its_own_page(tmp_path:
     clean = ("orbit", "neil-armstrong", "moon", "Moon", "concepts/orbit", "entities/嫦娥工程")
     pages[-2].links = pages[-1].links = clean  # every link one a name or a path stands for
     location = VaultLocation(vault=tmp_path, wiki_folder="wiki", layout="llm-wiki", source="test")
-    graph, dead = _resolve_links(location, pages)
+    graph, dead = resolve_links(location, pages)
     resolver = LinkResolver(pages, location.wiki_folder)
     for i, page in enumerate(pages):
         expected: list[int] = []
         for target in page.links:
-            j = None if _is_attachment(target) else resolver.resolve(target, page.path)
+            j = None if is_attachment(target) else resolver.resolve(target, page.path)
             if j is not None and j != i and j not in expected:
                 expected.append(j)
         assert list(graph[i]) == expected, page.path

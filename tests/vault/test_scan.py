@@ -76,44 +76,38 @@ def test_children_that_stat_a_folder_each_give_the_same_scan(
     assert len(forks) >= 2  # the work really was done by children
 
 
-def test_a_child_that_fails_or_cannot_be_made_leaves_its_files_to_this_process(
-    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = _vault(make_vault)
-    here = _scan(root)
-    monkeypatch.setattr(stat_files, "BATCH_FILES", 1)
-    real_fork = os.fork
-
-    def failing_child() -> int:
-        pid = real_fork()
-        if pid == 0:
-            os._exit(3)  # dies before writing anything
-        return pid
-
-    monkeypatch.setattr(stat_files.os, "fork", failing_child)
-    assert _scan(root) == here
-
-    def no_child() -> int:
-        raise OSError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(stat_files.os, "fork", no_child)
-    assert _scan(root) == here
+_FORK, _WAITPID = os.fork, os.waitpid
 
 
-def test_a_child_reaped_by_someone_else_leaves_its_files_to_this_process(
-    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _child_that_dies() -> int:
+    pid = _FORK()
+    if pid == 0:
+        os._exit(3)  # before writing anything
+    return pid
+
+
+def _no_child() -> int:
+    raise OSError(11, "Resource temporarily unavailable")
+
+
+def _reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
     # A host application's SIGCHLD handler may wait for every child before the scan does.
+    _WAITPID(pid, 0)
+    raise ChildProcessError(10, "No child processes")
+
+
+@pytest.mark.parametrize(
+    ("call", "stand_in"),
+    [("fork", _child_that_dies), ("fork", _no_child), ("waitpid", _reaped_elsewhere)],
+    ids=["child dies", "no child", "reaped elsewhere"],
+)
+def test_a_child_that_fails_leaves_its_files_to_this_process(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch, call: str, stand_in: object
+) -> None:
     root = _vault(make_vault)
     here = _scan(root)
     monkeypatch.setattr(stat_files, "BATCH_FILES", 1)
-    real_waitpid = os.waitpid
-
-    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
-        real_waitpid(pid, 0)
-        raise ChildProcessError(10, "No child processes")
-
-    monkeypatch.setattr(stat_files.os, "waitpid", reaped_elsewhere)
+    monkeypatch.setattr(stat_files.os, call, stand_in)
     assert _scan(root) == here
 
 

@@ -7,8 +7,6 @@ page, an edited page re-reads one file. Bodies are read on demand by byte offset
 from __future__ import annotations
 
 import gc
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -25,28 +23,19 @@ from wikiq.vault.apart import run_apart
 from wikiq.vault.index_file import IndexEntry, index_entries
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import DeadLink, Page, ParsedPage, parse_page
-from wikiq.vault.page_terms import no_terms, page_terms
-from wikiq.vault.resolve import LinkResolver
+from wikiq.vault.reading import Progress, read_one, read_pages
+from wikiq.vault.resolve import LinkResolver, resolve_links
 from wikiq.vault.rows import PageRows, page_field
-from wikiq.vault.scan import FileStat, VaultScan, advise_reading, scan_vault, stat_file
+from wikiq.vault.scan import FileStat, VaultScan, scan_vault, stat_file
 from wikiq.vault.store import saves_deferred, settle_prefetch
 from wikiq.vault.terms import (
     TERM_FIELDS,
-    FieldTerms,
-    PackedRows,
-    TermBlock,
-    TermBuffer,
     TermIndex,
     TermRow,
     Vocab,
     build_term_index,
-    pack_batch,
 )
 
-Progress = Callable[[int, int], None]  # (done, total)
-
-# Below this many files to read, a process pool costs more than it saves.
-PARALLEL_READ_MIN_FILES = 3000
 # From this many pages a catalog just built is opened again from the cache it was saved to
 # (`_lean`): below it, what that frees is small next to the time it takes.
 LEAN_FROM_PAGES = 50_000
@@ -440,7 +429,7 @@ def _build(
         old_terms = store.load_terms(cached.built_at)
     vocabs = {name: Vocab(old_terms[name].vocab if old_terms else ()) for name in TERM_FIELDS}
     spill = _spill_folder(store, len(to_read))
-    fresh = _read_pages(location.wiki_root, to_read, files, progress, vocabs, spill)
+    fresh = read_pages(location.wiki_root, to_read, files, progress, vocabs, spill)
 
     pages: list[Page] = []
     term_rows: dict[str, list[TermRow]] = {name: [] for name in TERM_FIELDS}
@@ -459,7 +448,7 @@ def _build(
                 for name in TERM_FIELDS:
                     term_rows[name].append(row)
             else:  # terms file lost: read this page again rather than lose its terms
-                page, reread = _read_one(location.wiki_root, f, files[f])
+                page, reread = read_one(location.wiki_root, f, files[f])
                 for name in TERM_FIELDS:
                     term_rows[name].append(reread[name])
         pages.append(page)
@@ -477,7 +466,7 @@ def _build(
     if index_missing is None:  # index.md or the pages' names changed: applied afresh
         index_missing = _apply_index(pages, _read_index(location), read_again)
     reuse = _same_names(cached, pages) if cached is not None else False
-    out_links, dead = _resolve_links(
+    out_links, dead = resolve_links(
         location, pages, previous=cached if reuse else None, reread=read_again
     )
 
@@ -550,92 +539,15 @@ def _unchanged(pages: Sequence[Page], scan: VaultScan) -> bool:
     return True
 
 
-def _read_one(root: Path, file: str, st: FileStat) -> tuple[Page, FieldTerms]:
-    try:
-        raw = (root / file).read_bytes()
-    except OSError as err:
-        parsed = parse_page(b"", file, size=st.size, mtime_ns=st.mtime_ns)
-        parsed.page.problem = f"could not be read: {err.strerror or err}"
-        return parsed.page, no_terms()
-    parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
-    return parsed.page, page_terms(parsed.page.title, parsed.body, parsed.masked)
-
-
 def _reread_terms(catalog: Catalog) -> dict[str, TermIndex]:
     rows: dict[str, list[TermRow]] = {name: [] for name in TERM_FIELDS}
     for page in catalog.pages:
-        _, counts = _read_one(
+        _, counts = read_one(
             catalog.location.wiki_root, page.file, FileStat(page.size, page.mtime_ns)
         )
         for name in TERM_FIELDS:
             rows[name].append(counts[name])
     return {name: build_term_index(rows[name]) for name in TERM_FIELDS}
-
-
-PackedBatch = tuple[list[Page], dict[str, PackedRows]]
-# A page just read and its terms: each field's counts, or (each field's block, k) for row k
-# of the blocks one worker batch shares (no arrays of its own per page).
-FreshPage = tuple[Page, FieldTerms | tuple[dict[str, TermBlock], int]]
-
-
-def _read_batch(root: str, batch: list[tuple[str, int, int]]) -> PackedBatch:
-    """Read pages in a worker process; their terms come back packed with a batch vocabulary."""
-    advise_reading(Path(root), [f for f, _, _ in batch])
-    read = [_read_one(Path(root), f, FileStat(size, mtime)) for f, size, mtime in batch]
-    fields = {name: pack_batch([counts[name] for _, counts in read]) for name in TERM_FIELDS}
-    return [page for page, _ in read], fields
-
-
-def _read_pages(
-    root: Path,
-    to_read: list[str],
-    files: dict[str, FileStat],
-    progress: Progress | None,
-    vocabs: dict[str, Vocab],
-    spill: Path | None = None,
-) -> dict[str, FreshPage]:
-    """The pages of `to_read`, parsed, with their term counts; a large read's counts grow
-    in unnamed files in `spill` (vault/spill.py)."""
-    out: dict[str, FreshPage] = {}
-    total = len(to_read)
-    workers = min(os.cpu_count() or 1, 8)
-    if total >= PARALLEL_READ_MIN_FILES and workers > 1:
-        size = 500
-        batches = [
-            [(f, files[f].size, files[f].mtime_ns) for f in to_read[k : k + size]]
-            for k in range(0, total, size)
-        ]
-        # Imported here: the process pool's modules cost every warm open ~10 ms.
-        from concurrent.futures import ProcessPoolExecutor
-
-        settle_prefetch()  # the pool forks: no cache read may be half-done in a thread
-        buffers = {name: TermBuffer(expected_rows=total, spill=spill) for name in TERM_FIELDS}
-        try:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                done = 0
-                for batch, (pages, fields) in zip(
-                    batches, pool.map(_read_batch, [str(root)] * len(batches), batches), strict=True
-                ):
-                    # Map each batch's distinct terms to columns once, then whole arrays.
-                    blocks = {
-                        name: TermBlock.from_packed(packed, vocabs[name], buffers[name])
-                        for name, packed in fields.items()
-                    }
-                    for k, ((f, _, _), page) in enumerate(zip(batch, pages, strict=True)):
-                        _share_strings(page)
-                        out[f] = (page, (blocks, k))
-                    done += len(batch)
-                    if progress:
-                        progress(done, total)
-            return out
-        except (OSError, RuntimeError):
-            out.clear()  # no process pool here (sandbox, frozen app): read in this process
-    for k, f in enumerate(to_read, start=1):
-        page, counts = _read_one(root, f, files[f])
-        out[f] = (page, counts)
-        if progress and (k % 200 == 0 or k == total):
-            progress(k, total)
-    return out
 
 
 def _spill_folder(store: catalog_cache.CatalogCache | None, to_read: int) -> Path | None:
@@ -648,19 +560,6 @@ def _spill_folder(store: catalog_cache.CatalogCache | None, to_read: int) -> Pat
     except OSError:
         return None
     return store.dir
-
-
-def _share_strings(page: Page) -> None:
-    """One string object for a path or name however many pages link to it, and for a type or
-    tag however many pages have it. Each page from a worker brings its own copies: a million
-    pages link ~8 million times to a million names, and the copies cost ~0.1 GB per 100,000
-    pages."""
-    page.path = sys.intern(page.path)
-    page.name = sys.intern(page.name)
-    page.type = sys.intern(page.type)
-    page.tags = tuple(map(sys.intern, page.tags))
-    page.links = tuple(map(sys.intern, page.links))
-    page.source_links = tuple(map(sys.intern, page.source_links))
 
 
 def _read_index(location: VaultLocation) -> Iterator[IndexEntry]:
@@ -754,91 +653,3 @@ def _same_names(cached: catalog_cache.CachedCatalog, pages: list[Page]) -> bool:
         page_field(cached.pages, name) == [getattr(p, name) for p in pages]
         for name in ("file", "title", "aliases")
     )
-
-
-def _resolve_links(
-    location: VaultLocation,
-    pages: list[Page],
-    *,
-    previous: catalog_cache.CachedCatalog | None = None,
-    reread: set[str] | frozenset[str] = frozenset(),
-) -> tuple[list[tuple[int, ...]], list[DeadLink]]:
-    """Each page's links as page numbers, and the dead ones. With `previous` (a catalog of
-    the same pages and names, `_same_names`), a page not in `reread` keeps its links and dead
-    links as they were: an edit to one page of 100,000 resolved ~780,000 links (4 s)."""
-    kept_dead: dict[str, list[DeadLink]] = {}
-    if previous is not None:
-        for d in previous.dead_links:
-            kept_dead.setdefault(d.page, []).append(d)
-    resolver = LinkResolver(pages, location.wiki_folder)
-    out_links: list[tuple[int, ...]] = []
-    dead: list[DeadLink] = []
-    # Many pages link to the same targets; a target resolves the same way from every page
-    # in one folder (the folder only breaks ties between same-named pages).
-    memo: dict[tuple[str, str], int | None] = {}
-    outside: dict[str, bool] = {}
-    # Targets that resolve to the same page from every folder: exact paths (the plugin
-    # writes its links so) and names no two pages share (Obsidian's shortest links), then
-    # each target resolved below that is neither. A page whose links all are is resolved in
-    # C (a million pages' eight million links: 21 s -> ~3 s). A target that looks like an
-    # attachment's is left out, as `resolve` is not asked for one.
-    anywhere = resolver.everywhere()
-    if any("." in target.rsplit("/", 1)[-1] and _is_attachment(target) for target in anywhere):
-        anywhere = {t: j for t, j in anywhere.items() if not _is_attachment(t)}
-    for i, page in enumerate(pages):
-        if previous is not None and page.file not in reread:
-            out_links.append(tuple(previous.graph.row(i).tolist()))
-            dead.extend(kept_dead.get(page.path, ()))
-            continue
-        hits = list(map(anywhere.get, page.links))
-        if None not in hits:
-            # In order of first use; `hits` holds no None here.
-            unique: dict[int, None] = dict.fromkeys(hits)  # type: ignore[arg-type]
-            unique.pop(i, None)  # a page's link to itself is no edge
-            out_links.append(tuple(unique))
-            continue
-        targets: list[int] = []
-        seen: set[int] = set()
-        folder = page.path.rsplit("/", 1)[0] if "/" in page.path else ""
-        for target in page.links:
-            key = (target, folder)
-            if key in memo:
-                j = memo[key]
-            elif _is_attachment(target):
-                j = memo[key] = None
-                outside[target] = True  # ![[diagram.png]] and friends are files, not pages
-            else:
-                j, by_folder = resolver.resolve_where(target, page.path)
-                memo[key] = j
-                if j is not None and not by_folder:
-                    anywhere[target] = j
-            if j is None:
-                if target not in outside:
-                    outside[target] = _exists_outside_wiki(location, target)
-                if not outside[target]:
-                    dead.append(DeadLink(page.path, target))
-                continue
-            if j != i and j not in seen:
-                seen.add(j)
-                targets.append(j)
-        out_links.append(tuple(targets))
-    return out_links, dead
-
-
-def _is_attachment(target: str) -> bool:
-    name = target.rsplit("/", 1)[-1]
-    if "." not in name:
-        return False
-    ext = name.rsplit(".", 1)[-1].lower()
-    return ext != "md" and ext.isalnum() and len(ext) <= 5 and not ext.isdigit()
-
-
-def _exists_outside_wiki(location: VaultLocation, target: str) -> bool:
-    """Links to raw notes elsewhere in the vault (the plugin's Mentions) are not dead."""
-    if location.layout != "llm-wiki" or "/" not in target:
-        return False
-    rel = target if target.endswith(".md") else f"{target}.md"
-    try:
-        return (location.vault / rel).is_file()
-    except (OSError, ValueError):
-        return False

@@ -3,7 +3,7 @@
 Order: exact wiki-relative path (with or without the wiki-folder prefix), the same path
 case-insensitively, then the basename case-insensitively (nearest folder wins among
 duplicates), then an alias, then the page's display title or slug. A target none of these
-find is a dead link.
+find is a dead link. `resolve_links` resolves every page's links into the catalog's graph.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wikiq.text.slug import slugify
-from wikiq.vault.page import Page
+from wikiq.vault.cache import CachedCatalog
+from wikiq.vault.locate import VaultLocation
+from wikiq.vault.page import DeadLink, Page
 from wikiq.vault.rows import page_field
 
 
@@ -130,3 +132,91 @@ class LinkResolver:
             if (path.rsplit("/", 1)[0] if "/" in path else "") == folder:
                 return i
         return candidates[0]
+
+
+def resolve_links(
+    location: VaultLocation,
+    pages: list[Page],
+    *,
+    previous: CachedCatalog | None = None,
+    reread: set[str] | frozenset[str] = frozenset(),
+) -> tuple[list[tuple[int, ...]], list[DeadLink]]:
+    """Each page's links as page numbers, and the dead ones. With `previous` (a catalog of
+    the same pages and names, `_same_names`), a page not in `reread` keeps its links and dead
+    links as they were: an edit to one page of 100,000 resolved ~780,000 links (4 s)."""
+    kept_dead: dict[str, list[DeadLink]] = {}
+    if previous is not None:
+        for d in previous.dead_links:
+            kept_dead.setdefault(d.page, []).append(d)
+    resolver = LinkResolver(pages, location.wiki_folder)
+    out_links: list[tuple[int, ...]] = []
+    dead: list[DeadLink] = []
+    # Many pages link to the same targets; a target resolves the same way from every page
+    # in one folder (the folder only breaks ties between same-named pages).
+    memo: dict[tuple[str, str], int | None] = {}
+    outside: dict[str, bool] = {}
+    # Targets that resolve to the same page from every folder: exact paths (the plugin
+    # writes its links so) and names no two pages share (Obsidian's shortest links), then
+    # each target resolved below that is neither. A page whose links all are is resolved in
+    # C (a million pages' eight million links: 21 s -> ~3 s). A target that looks like an
+    # attachment's is left out, as `resolve` is not asked for one.
+    anywhere = resolver.everywhere()
+    if any("." in target.rsplit("/", 1)[-1] and is_attachment(target) for target in anywhere):
+        anywhere = {t: j for t, j in anywhere.items() if not is_attachment(t)}
+    for i, page in enumerate(pages):
+        if previous is not None and page.file not in reread:
+            out_links.append(tuple(previous.graph.row(i).tolist()))
+            dead.extend(kept_dead.get(page.path, ()))
+            continue
+        hits = list(map(anywhere.get, page.links))
+        if None not in hits:
+            # In order of first use; `hits` holds no None here.
+            unique: dict[int, None] = dict.fromkeys(hits)  # type: ignore[arg-type]
+            unique.pop(i, None)  # a page's link to itself is no edge
+            out_links.append(tuple(unique))
+            continue
+        targets: list[int] = []
+        seen: set[int] = set()
+        folder = page.path.rsplit("/", 1)[0] if "/" in page.path else ""
+        for target in page.links:
+            key = (target, folder)
+            if key in memo:
+                j = memo[key]
+            elif is_attachment(target):
+                j = memo[key] = None
+                outside[target] = True  # ![[diagram.png]] and friends are files, not pages
+            else:
+                j, by_folder = resolver.resolve_where(target, page.path)
+                memo[key] = j
+                if j is not None and not by_folder:
+                    anywhere[target] = j
+            if j is None:
+                if target not in outside:
+                    outside[target] = _exists_outside_wiki(location, target)
+                if not outside[target]:
+                    dead.append(DeadLink(page.path, target))
+                continue
+            if j != i and j not in seen:
+                seen.add(j)
+                targets.append(j)
+        out_links.append(tuple(targets))
+    return out_links, dead
+
+
+def is_attachment(target: str) -> bool:
+    name = target.rsplit("/", 1)[-1]
+    if "." not in name:
+        return False
+    ext = name.rsplit(".", 1)[-1].lower()
+    return ext != "md" and ext.isalnum() and len(ext) <= 5 and not ext.isdigit()
+
+
+def _exists_outside_wiki(location: VaultLocation, target: str) -> bool:
+    """Links to raw notes elsewhere in the vault (the plugin's Mentions) are not dead."""
+    if location.layout != "llm-wiki" or "/" not in target:
+        return False
+    rel = target if target.endswith(".md") else f"{target}.md"
+    try:
+        return (location.vault / rel).is_file()
+    except (OSError, ValueError):
+        return False
