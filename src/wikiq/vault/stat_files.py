@@ -62,7 +62,7 @@ class _Batch:
         this process's (no exit handlers, no flushing of its buffers)."""
         try:
             pid = os.fork()
-        except OSError:
+        except Exception:  # no child (or, from Python 3.12, its warning raised as an error)
             return False
         if pid:
             self.pid = pid
