@@ -19,6 +19,7 @@ from wikiq import wiring
 from wikiq.config import Config, load_config
 from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
+from wikiq.retrieve.indexes import RetrievalIndexes
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
 from wikiq.vault.file_events import FileEvents
@@ -58,6 +59,8 @@ class Wiki:
         self.location = location
         self.catalog = catalog
         self._retriever: Retriever | None = None
+        # The indexes of a catalog a refresh replaced, until the new one's are built from them.
+        self._replaced: RetrievalIndexes | None = None
         self._config = config
         self._wired: wiring.Wired | None = None
         self._models: Models | None = None
@@ -101,7 +104,9 @@ class Wiki:
         if self._building is not None:
             self._follow_build()
         if self._retriever is None:
-            self._retriever = self._new_retriever(self.catalog)
+            retriever = self._new_retriever(self.catalog)
+            retriever.replaces, self._replaced = self._replaced, None
+            self._retriever = retriever
         return self._retriever
 
     def _new_retriever(self, catalog: Catalog) -> Retriever:
@@ -501,6 +506,8 @@ class Wiki:
                 retriever = self._warm(catalog) if self._watching else None
                 with self._lock:
                     # Questions already running keep the objects they hold; new ones get these.
+                    if retriever is None and self._retriever is not None:
+                        self._replaced = self._retriever.built_indexes or self._replaced
                     self.catalog = catalog
                     self._retriever = retriever
                     self._answerer = None

@@ -95,3 +95,26 @@ def test_the_watcher_builds_the_new_indexes_before_questions_see_the_change(
         halt()
         wiki.close()
     assert built_by == ["wikiq-watch"]  # built once, by the watcher, never by the question
+
+
+def test_a_question_after_a_body_edit_keeps_the_name_index_without_a_watcher(
+    tmp_path: Path,
+) -> None:
+    """Without a watcher (a chat session, the Python API) the first question after an edit
+    builds the new indexes; an edit that changes no page's names keeps the name index (4 of
+    a rebuild's 6 s at 100,000 pages), and the edit is answered."""
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO, vault)
+    wiki = Wiki.open(vault)
+    wiki.search("Apollo")
+    names = wiki.retriever.indexes.names
+    page = vault / "wiki" / "concepts" / "gravity-assist.md"
+    page.write_text(page.read_text() + "\nThe zorblax quasar glowed over the launch pad.\n")
+    assert wiki.refresh(min_interval=0)
+    assert [r.path for r in wiki.search("zorblax quasar").results][:1] == ["concepts/gravity-assist"]
+    assert wiki.retriever.indexes.names is names
+    (vault / "wiki" / "concepts" / "zorblax.md").write_text(ZORBLAX)  # a new page: new names
+    assert wiki.refresh(min_interval=0)
+    assert [r.path for r in wiki.search("zorblax quasar").results][:1] == ["concepts/zorblax"]
+    assert wiki.retriever.indexes.names is not names
+    wiki.close()
