@@ -14,7 +14,7 @@ from tests.support.vaults import VaultFactory, index_md
 from wikiq.vault import catalog as catalog_module
 from wikiq.vault import reading as reading_module
 from wikiq.vault.cache import CatalogCache
-from wikiq.vault.catalog import open_catalog
+from wikiq.vault.catalog import open_catalog, vault_changes
 from wikiq.vault.locate import locate_vault
 from wikiq.vault.scan import advise_reading
 from wikiq.vault.terms import TERM_FIELDS, TermIndex
@@ -491,3 +491,23 @@ def test_page_lengths_are_the_sums_of_their_rows_counts(
     )
     lengths = TermIndex(["a", "b", "c"], matrix).lengths()
     assert lengths.dtype == np.float32 and lengths.tolist() == [4.0, 0.0, 7.0, 0.0, 4.0, 5.0]
+
+
+def test_a_refreshed_catalog_knows_when_the_vault_is_unchanged_and_when_a_page_is_touched(
+    make_vault: VaultFactory,
+) -> None:
+    # After a refresh the pages are objects, not the cache's columns: the check compares
+    # them by column too, and still sees a change that keeps a page's size.
+    vault = make_vault(PAGES)
+    first = _open(vault, use_cache=False)
+    page = vault / "wiki/concepts/orbit.md"
+    page.write_text(page.read_text() + "\nMore about orbits.\n")
+    refreshed = open_catalog(locate_vault(vault), previous=first, use_cache=False)
+    assert isinstance(refreshed.pages, list)
+    assert vault_changes(refreshed) is None
+    st = page.stat()
+    os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # same size, new time
+    changes = vault_changes(refreshed)
+    assert changes is not None and "concepts/orbit.md" in changes.names
+    (vault / "wiki/concepts/orbit.md").rename(vault / "wiki/concepts/orbits.md")
+    assert vault_changes(refreshed) is not None

@@ -525,12 +525,20 @@ def vault_changes(catalog: Catalog) -> VaultScan | None:
 def _unchanged(pages: Sequence[Page], scan: VaultScan) -> bool:
     if len(pages) != len(scan):
         return False
-    if isinstance(pages, PageRows) and pages.column_is("file", scan.joined_names()):
-        # The cache's pages in the scan's order (as they were built): compare the columns,
-        # without building a page.
-        return np.array_equal(pages.column_array("size"), scan.sizes) and np.array_equal(
-            pages.column_array("mtime_ns"), scan.mtimes_ns
-        )
+    if isinstance(pages, PageRows):
+        if pages.column_is("file", scan.joined_names()):
+            # The cache's pages in the scan's order (as they were built): compare the
+            # columns, without building a page.
+            return np.array_equal(pages.column_array("size"), scan.sizes) and np.array_equal(
+                pages.column_array("mtime_ns"), scan.mtimes_ns
+            )
+    elif [page.file for page in pages] == scan.names:
+        # Pages a read or a refresh built, in the scan's order: compared as columns too. A
+        # server's every check after its first refresh went through the dict below (~4 s
+        # at a million pages, with nothing changed).
+        sizes = np.fromiter((page.size for page in pages), np.int64, len(pages))
+        mtimes = np.fromiter((page.mtime_ns for page in pages), np.int64, len(pages))
+        return np.array_equal(sizes, scan.sizes) and np.array_equal(mtimes, scan.mtimes_ns)
     files = scan.files
     for page in pages:
         st = files.get(page.file)
