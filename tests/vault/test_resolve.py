@@ -6,7 +6,7 @@ from pathlib import Path
 
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import Page
-from wikiq.vault.resolve import LinkResolver, is_attachment, resolve_links
+from wikiq.vault.resolve import LinkResolver, adjacency, is_attachment, resolve_links, with_rows
 
 
 def _page(path: str, title: str = "", aliases: tuple[str, ...] = ()) -> Page:
@@ -114,11 +114,22 @@ def test_a_vault_s_link_graph_is_every_link_resolved_from_its_own_page(tmp_path:
             j = None if is_attachment(target) else resolver.resolve(target, page.path)
             if j is not None and j != i and j not in expected:
                 expected.append(j)
-        assert list(graph[i]) == expected, page.path
+        assert graph.row(i).tolist() == expected, page.path
     # the linking page's folder decides which of two pages named "orbit" a bare "orbit" is
     paths = [p.path for p in pages]
-    orbits = {pages[j].path for j in graph[paths.index("concepts/linker")] if pages[j].name == "orbit"}
+    orbits = {pages[j].path for j in graph.row(paths.index("concepts/linker")).tolist() if pages[j].name == "orbit"}
     assert orbits == {"concepts/orbit"}
-    orbits = {pages[j].path for j in graph[paths.index("entities/linker2")] if pages[j].name == "orbit"}
+    orbits = {pages[j].path for j in graph.row(paths.index("entities/linker2")).tolist() if pages[j].name == "orbit"}
     assert orbits == {"concepts/orbit", "entities/orbit"}  # "concepts/orbit" is written out
     assert {(d.page, d.target) for d in dead} >= {(p.path, "missing-page") for p in pages[:-2]}
+
+
+def test_a_graph_with_some_rows_replaced_is_the_graph_built_from_those_rows() -> None:
+    rows = [(1, 2), (), (0,), (3, 1, 0), (), (2,)]
+    graph = adjacency(rows, 6)
+    for changed in ({0: (5,)}, {5: ()}, {1: (2, 3), 4: (0, 1, 2)}, {0: (), 2: (), 5: (4, 3)}, {}):
+        expected = [changed.get(i, r) for i, r in enumerate(rows)]
+        got = with_rows(graph, changed)
+        assert [got.row(i).tolist() for i in range(6)] == [list(r) for r in expected]
+        assert got.indptr.tolist() == adjacency(expected, 6).indptr.tolist()
+        assert got.data.tolist() == [1.0] * got.nnz

@@ -202,17 +202,6 @@ class OutLinks:
 T = TypeVar("T")
 
 
-def adjacency(out_links: Sequence[Sequence[int]], n: int) -> CSR:
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    sizes = np.fromiter((len(targets) for targets in out_links), dtype=np.int64, count=n)
-    np.cumsum(sizes, out=indptr[1:])
-    indices = np.fromiter(
-        (t for targets in out_links for t in targets), dtype=np.int32, count=int(indptr[-1])
-    )
-    data = np.ones(len(indices), dtype=np.float32)
-    return CSR(indptr, indices, data, (n, n))
-
-
 def open_catalog(
     location: VaultLocation,
     *,
@@ -466,12 +455,9 @@ def _build(
     if index_missing is None:  # index.md or the pages' names changed: applied afresh
         index_missing = _apply_index(pages, _read_index(location), read_again)
     reuse = _same_names(cached, pages) if cached is not None else False
-    out_links, dead = resolve_links(
+    graph, dead = resolve_links(
         location, pages, previous=cached if reuse else None, reread=read_again
     )
-
-    graph = adjacency(out_links, len(pages))
-    del out_links  # a list of numbers a page: the graph holds them now
     catalog = Catalog(
         location=location,
         pages=pages,
