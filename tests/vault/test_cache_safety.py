@@ -183,10 +183,15 @@ def test_stored_strings_are_counted_and_found_across_the_slices_they_are_searche
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(store, "_SLICE", 4)  # separators on, before and after slice edges
-    words = ["ab", "", "cdefgh", "i", "", "", "jklmnopq", "r"]
+    words = ["ab", "", "cdefgh", "i", "", "", "jklmnopqrst", "u", ""]
     raw = np.frombuffer("\x00".join(words).encode(), dtype=np.uint8)
     strings = store.Strings(raw, len(words))
-    assert [strings[i] for i in range(len(words))] == words
+    assert [strings[i] for i in reversed(range(len(words)))] == words[::-1]  # one at a time
+    for i, word in enumerate(words):
+        if word not in words[:i]:  # `find` gives the first string equal to it
+            fresh = store.Strings(raw, len(words))  # not yet decoded: found in the bytes
+            assert fresh.find(word) == i, word
+    assert store.Strings(raw, len(words)).find("missing") is None
     for wrong in (len(words) - 1, len(words) + 1):
         with pytest.raises(ValueError, match="do not add up"):
             store.Strings(raw, wrong)

@@ -122,34 +122,47 @@ class Strings(Rows[str]):
         self, raw: np.ndarray, n: int, release: Callable[[np.ndarray], None] | None = None
     ) -> None:
         """`release`: hands the pages of `raw` back to the system once a pass has read them
-        all (a memory-mapped file's), so that only the strings decoded stay resident."""
+        (a memory-mapped file's), so that only the strings decoded stay resident."""
         if raw.dtype != np.uint8 or raw.ndim != 1 or n < 1:
             raise ValueError("the cache's strings are not text")
-        if _count_separators(raw) != n - 1:
+        per_slice = _separators_per_slice(raw)
+        if int(per_slice.sum()) != n - 1:
             raise ValueError("the cache's strings do not add up")
         self._raw = raw
         self._release = release
-        self._ends: np.ndarray | None = None
+        # Separators before each slice of `_SLICE` bytes: string i is found by searching
+        # one slice, not by listing where every string of the column ends (a million pages'
+        # links: 8 million ends, 64 MB and ~0.5 s for a question's first look-up).
+        self._before = np.concatenate([[0], np.cumsum(per_slice)])
+        self._slice_ends: dict[int, np.ndarray] = {}
         self._padded: bytes | None = None
         super().__init__(n, self._decode, self._split)
         self._read_whole()
 
     def _decode(self, i: int) -> str:
-        ends = self._string_ends()
-        start = int(ends[i - 1]) + 1 if i else 0
-        return self._raw[start : int(ends[i])].tobytes().decode("utf-8", "replace")
+        start = self._separator(i - 1) + 1 if i else 0
+        end = self._separator(i) if i < len(self) - 1 else len(self._raw)
+        return self._raw[start:end].tobytes().decode("utf-8", "replace")
+
+    def _separator(self, k: int) -> int:
+        """Where the k-th separator (from 0) is."""
+        piece = int(np.searchsorted(self._before, k, side="right")) - 1
+        return piece * _SLICE + int(self._ends_in(piece)[k - int(self._before[piece])])
+
+    def _ends_in(self, piece: int) -> np.ndarray:
+        """The separators of slice `piece`, from its start; its pages then go back."""
+        ends = self._slice_ends.get(piece)
+        if ends is None:
+            part = self._raw[piece * _SLICE : (piece + 1) * _SLICE]
+            ends = self._slice_ends[piece] = np.flatnonzero(part == 0)
+            if self._release is not None:
+                self._release(part)
+        return ends
 
     def _split(self) -> list[str]:
         out = self._raw.tobytes().decode("utf-8", "replace").split(_SEP)
         self._read_whole()
         return out
-
-    def _string_ends(self) -> np.ndarray:
-        """Where each string ends: one vectorised pass over the bytes, no decoding."""
-        if self._ends is None:
-            self._ends = np.append(_separators(self._raw), len(self._raw))
-            self._read_whole()
-        return self._ends
 
     def utf8(self) -> bytes:
         """The strings joined by NUL, as they were stored."""
@@ -176,7 +189,10 @@ class Strings(Rows[str]):
         at = self._padded.find(b"\0" + word.encode("utf-8") + b"\0")
         if at < 0:
             return None
-        return int(np.searchsorted(self._string_ends(), at))  # the separators before it
+        # `at` is where the separator before it is in the bytes (the padding's first byte
+        # stands for "before the first string"): the separators before that one.
+        piece = at // _SLICE
+        return int(self._before[piece]) + int(np.searchsorted(self._ends_in(piece), at % _SLICE))
 
 
 # The bytes of stored strings are searched for separators a slice at a time: `raw == 0` over
@@ -185,23 +201,15 @@ class Strings(Rows[str]):
 _SLICE = 1 << 20
 
 
-def _count_separators(raw: np.ndarray) -> int:
+def _separators_per_slice(raw: np.ndarray) -> np.ndarray:
+    """How many separators each slice of `_SLICE` bytes holds."""
     found = np.empty(min(len(raw), _SLICE), dtype=bool)
-    count = 0
-    for start in range(0, len(raw), _SLICE):
+    counts = np.zeros(-(-len(raw) // _SLICE), dtype=np.int64)
+    for k, start in enumerate(range(0, len(raw), _SLICE)):
         part = raw[start : start + _SLICE]
         np.equal(part, 0, out=found[: len(part)])
-        count += int(np.count_nonzero(found[: len(part)]))
-    return count
-
-
-def _separators(raw: np.ndarray) -> np.ndarray:
-    """Where the separators are, in order."""
-    parts = [
-        np.flatnonzero(raw[start : start + _SLICE] == 0) + start
-        for start in range(0, len(raw), _SLICE)
-    ]
-    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        counts[k] = np.count_nonzero(found[: len(part)])
+    return counts
 
 
 # Distinct keys a `StrIds` finds in its bytes (~50 us each on a 55,000-term vocabulary) before
