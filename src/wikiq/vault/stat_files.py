@@ -43,10 +43,10 @@ class _Batch:
         self.shared = mmap.mmap(-1, 16 * max(n, 1))  # MAP_SHARED: a forked child writes here
         self.pid: int | None = None
         self.status: int | None = None
-        self.stated_here = False
+        self.done_here = False
 
     def stat_here(self) -> None:
-        self.stated_here = True
+        self.done_here = True
         out = memoryview(self.shared).cast("q")
         try:
             at = 0
@@ -93,7 +93,7 @@ class _Batch:
             except ChildProcessError:
                 self.status = -1
         done = self.status is not None and os.WIFEXITED(self.status) and not os.WEXITSTATUS(self.status)
-        if not done and not self.stated_here:
+        if not done and not self.done_here:
             self.stat_here()
         both = np.frombuffer(self.shared, np.int64, 2 * self.n).copy()
         self.shared.close()
