@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -109,23 +111,20 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
     """Body term counts plus each page's title and alias terms, NAME_REPEAT times over."""
     import scipy.sparse as sp
 
+    rows, terms, local = _named_terms(catalog)
     vocab = list(body.vocab)
     ids = dict(body.term_ids)
-    rows: list[int] = []
-    cols: list[int] = []
-    # By column: a cached catalog's pages are never built (a million pages: ~1.4 GB).
-    titles, aliases = page_field(catalog.pages, "title"), page_field(catalog.pages, "aliases")
-    for i, (title, also) in enumerate(zip(titles, aliases, strict=True)):
-        for term in _terms_of_names((title, *also)):
-            j = ids.get(term)
-            if j is None:
-                j = ids[term] = len(vocab)
-                vocab.append(term)
-            rows.append(i)
-            cols.append(j)
+    cols_of = np.empty(len(terms), dtype=np.int64)
+    for k, term in enumerate(terms):  # in order of first use: new terms numbered so
+        j = ids.get(term)
+        if j is None:
+            j = ids[term] = len(vocab)
+            vocab.append(term)
+        cols_of[k] = j
     shape = (len(catalog.pages), len(vocab))
     named = sp.csr_matrix(
-        (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols)), shape=shape
+        (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols_of[local])),
+        shape=shape,
     )
     # The counts as they are (two bytes each, as the cache and a first read keep them), and
     # their sums too while they fit: float32 sums, transposed for the BM25 weights, were ~1 GB
@@ -136,6 +135,40 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
         named = named.astype(np.uint16)
     counts = sp.csr_matrix((data, m.indices[: m.nnz], m.indptr), shape=shape)
     return TermIndex(vocab, CSR.from_scipy(counts + named))
+
+
+# The last vault's name terms, by a digest of every page's title and aliases: a refresh after
+# a body edit finds the names as they were, and their terms are not cut again (a million
+# titles are more than `_terms_of_names` remembers: ~4 s of a 1M refresh).
+_last_named: dict[str, tuple[bytes, np.ndarray, list[str], np.ndarray]] = {}
+
+
+def _named_terms(catalog: Catalog) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Each page's title and alias terms, one entry a term: its page, and its place in a
+    list of the terms in order of first use."""
+    # By column: a cached catalog's pages are never built (a million pages: ~1.4 GB).
+    titles, aliases = page_field(catalog.pages, "title"), page_field(catalog.pages, "aliases")
+    digest = hashlib.sha1()
+    for text in ("\0".join(titles), "\0".join(itertools.chain.from_iterable(aliases))):
+        digest.update(text.encode("utf-8", "surrogatepass"))
+    # With every length, the joined texts can only be the same for the same names.
+    lengths = (map(len, titles), map(len, aliases), map(len, itertools.chain(*aliases)))
+    for counts in lengths:
+        digest.update(np.fromiter(counts, dtype=np.int64).tobytes())
+    key = digest.digest()
+    last = _last_named.get("names")
+    if last is not None and last[0] == key:
+        return last[1], last[2], last[3]
+    rows: list[int] = []
+    local: list[int] = []
+    first_use: dict[str, int] = {}
+    for i, (title, also) in enumerate(zip(titles, aliases, strict=True)):
+        for term in _terms_of_names((title, *also)):
+            rows.append(i)
+            local.append(first_use.setdefault(term, len(first_use)))
+    named = (np.asarray(rows, dtype=np.int32), list(first_use), np.asarray(local, dtype=np.int32))
+    _last_named["names"] = (key, *named)
+    return named
 
 
 @functools.lru_cache(maxsize=NAME_MEMO)
