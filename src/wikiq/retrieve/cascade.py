@@ -121,7 +121,9 @@ class Retriever:
         `previous` (the retriever of the catalog this one replaces) already computed."""
         if previous is not None and previous.built_indexes is not None:
             self.replaces = previous.built_indexes
-        _ = self.passages  # the indexes first  # their counts too, a file of their own: every question reads them
+        # The indexes, then the passages' counts (a file of their own): every question
+        # reads both.
+        _ = self.passages
         return self
 
     @property

@@ -152,7 +152,8 @@ def _named_terms(catalog: Catalog) -> tuple[np.ndarray, list[str], np.ndarray]:
     for text in ("\0".join(titles), "\0".join(itertools.chain.from_iterable(aliases))):
         digest.update(text.encode("utf-8", "surrogatepass"))
     # With every length, the joined texts can only be the same for the same names.
-    lengths = (map(len, titles), map(len, aliases), map(len, itertools.chain(*aliases)))
+    every_alias = itertools.chain.from_iterable(aliases)
+    lengths = (map(len, titles), map(len, aliases), map(len, every_alias))
     for counts in lengths:
         digest.update(np.fromiter(counts, dtype=np.int64).tobytes())
     key = digest.digest()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from wikiq.vault.apart import Progress
 from wikiq.vault.page import Page, parse_page
 from wikiq.vault.page_terms import no_terms, page_terms
 from wikiq.vault.scan import FileStat, advise_reading
@@ -25,8 +25,6 @@ from wikiq.vault.terms import (
     Vocab,
     pack_batch,
 )
-
-Progress = Callable[[int, int], None]  # (done, total)
 
 # Below this many files to read, a process pool costs more than it saves.
 PARALLEL_READ_MIN_FILES = 3000

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -122,12 +121,14 @@ def _list_pages(location: VaultLocation, skipped: list[tuple[str, str]]) -> Iter
             continue
         directory, prefix = item
         try:
-            fd, entries = _open_folder(directory)
+            # Listed by path: the stats are made apart (vault/stat_files.py), through a
+            # descriptor of the folder there.
+            entries = os.scandir(directory)
         except OSError:
             continue  # unreadable folder: skip it, never fail the whole vault
         at_root = llm_wiki and not prefix
         keyed: list[str] = []  # a file's name, a folder's name + "/"
-        with _closing(fd), entries:
+        with entries:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
@@ -149,8 +150,7 @@ def _list_pages(location: VaultLocation, skipped: list[tuple[str, str]]) -> Iter
                         continue
                     if at_root and name in _WIKI_ROOT_NON_PAGES:
                         continue
-                    # (entry.path is just `name` when listed through a descriptor)
-                    if not inside(os.path.realpath(os.path.join(directory, name)), real_root):
+                    if not inside(os.path.realpath(entry.path), real_root):
                         skipped.append((prefix + name, LINK_OUT))
                         continue
                 except OSError:
@@ -175,34 +175,6 @@ def _runs(directory: str, prefix: str, keyed: list[str]) -> list[tuple[str, str]
     if run:
         out.append(Folder(directory, prefix, run))
     return out
-
-
-# Folders are listed through an open descriptor where the system allows it: each file's stat
-# then looks up one name in its folder (`fstatat`) instead of walking the whole path again,
-# ~20% of the scan (ob-wiki's pages sit five folders deep).
-_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
-
-
-def _open_folder(directory: str) -> tuple[int | None, os._ScandirIterator[str]]:
-    """The folder's entries, and the descriptor they were listed through (None: by path)."""
-    if not _BY_DESCRIPTOR:
-        return None, os.scandir(directory)
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        return fd, os.scandir(fd)
-    except OSError:
-        os.close(fd)
-        raise
-
-
-@contextmanager
-def _closing(fd: int | None) -> Iterator[None]:
-    """Closes the folder's descriptor once its entries have been read and stat'ed."""
-    try:
-        yield
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def inside(path: str, root: str) -> bool:

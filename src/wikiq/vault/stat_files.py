@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -103,7 +104,7 @@ class _Batch:
         """Ends a child no longer waited for (Ctrl-C in this process)."""
         if self.pid is not None and self.status is None:
             try:
-                os.kill(self.pid, 9)
+                os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
@@ -151,8 +152,9 @@ def _stat_folder(folder: Folder, out: memoryview, at: int, n: int) -> None:
         return
     try:
         fd = os.open(folder.path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        _stat_each(folder.names, at, out, n, None)
+    except OSError:  # the folder is gone, and every file in it
+        for i in range(at, at + len(folder.names)):
+            out[i] = MISSING
         return
     try:
         # One name looked up in its folder (`fstatat`), not the whole path walked again.
@@ -165,13 +167,11 @@ _BY_DESCRIPTOR = os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 def _stat_each(
-    names: list[str], at: int, out: memoryview, n: int, stat: Callable[[str], os.stat_result] | None
+    names: list[str], at: int, out: memoryview, n: int, stat: Callable[[str], os.stat_result]
 ) -> None:
-    """`stat` of each name into `out` from `at`; None: the folder is gone, so is every file."""
+    """`stat` of each name into `out` from `at`."""
     for i, name in enumerate(names, at):
         try:
-            if stat is None:
-                raise FileNotFoundError(name)
             st = stat(name)
         except OSError:
             out[i] = MISSING
