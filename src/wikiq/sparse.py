@@ -44,6 +44,9 @@ class CSR:
     def row_values(self, i: int) -> np.ndarray:
         return self.data[self.indptr[i] : self.indptr[i + 1]]
 
+    def row_size(self, i: int) -> int:
+        return int(self.indptr[i + 1] - self.indptr[i])
+
     def entry_rows(self) -> np.ndarray:
         """The row of every stored entry."""
         return np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))

@@ -26,6 +26,7 @@ from wikiq.vault.file_events import FileEvents
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.store import deferred_saves
+from wikiq.vault.terms import FieldTerms
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, Turn
@@ -47,6 +48,17 @@ WATCH_SHARE = 10  # the watcher waits this many times as long as its last check 
 # events miss (a network file system's changes made elsewhere).
 EVENTS_INTERVAL = 0.2
 SCAN_ANYWAY = 60.0
+# Under a watcher, an edit that keeps a page's names and frontmatter is searched at once,
+# patched into the indexes (retrieve/delta.py: ~10 ms); the exact indexes are rebuilt once no
+# edit has come for REBUILD_WHEN_QUIET seconds (a rebuild is ~46 s of work at a million
+# pages, and edits come in bursts: an editor saves every few seconds), at the latest
+# REBUILD_AT_LATEST seconds after the first patch, and at once where a refresh is quick.
+REBUILD_WHEN_QUIET = 5.0
+REBUILD_AT_LATEST = 60.0
+QUICK_REFRESH = 1.0
+# Until one has been timed, a refresh is taken to cost this long per page (100,000 pages:
+# 4-6 s, docs/BENCHMARKS.md).
+REFRESH_SECONDS_PER_PAGE = 5e-5
 log = logging.getLogger("wikiq")
 
 
@@ -67,12 +79,19 @@ class Wiki:
         self._answerer: Answerer | None = None
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
+        self._patch_lock = threading.Lock()  # edits taken in place, and a refresh's swap
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
         self._check_seconds = 0.0  # how long that comparison took (the watcher's pace)
         self._use_cache = True  # how `open` read the catalog, to read it again
         self._watching = False
         self._building: subprocess.Popen[bytes] | None = None  # index_in_background's child
         self._index_stamp: tuple[int, int] | None = None  # the index file search last took in
+        # Edits taken in place under a watcher (`_take_edits`): the retriever they are patched
+        # over, and each edited page's counts, until the next refresh builds exact indexes.
+        self._patched_over: Retriever | None = None
+        self._edits: dict[int, FieldTerms] = {}
+        self._edited: dict[Path, float] = {}  # the files taken in place, and when
+        self._refresh_seconds: float | None = None  # how long the watcher's last refresh took
 
     @property
     def config(self) -> Config:
@@ -428,20 +447,40 @@ class Wiki:
 
             wait = pace() if events is not None else interval
             scanned = -SCAN_ANYWAY  # the first look scans: changes made before events began
+            rebuild_at: float | None = None  # when edits taken in place get exact indexes
+            first_patch = 0.0
+            # With events, refreshes run on a thread of their own, so that edits keep being
+            # taken in place while one runs (~46 s at a million pages).
+            refreshing: threading.Thread | None = None
+            if events is not None:
+                self._ready_for_edits()
             while not stop.wait(wait):
-                if events is not None:
-                    seen = events.changed()
-                    if seen is None:  # the events lost track: back to scanning at a pace
-                        events.close()
-                        events = None
-                    elif not seen and time.monotonic() - scanned < SCAN_ANYWAY:
-                        continue  # nothing reported, and not yet time to scan anyway
-                    scanned = time.monotonic()
-                try:
-                    self.refresh(min_interval=0)
-                except Exception:  # a vault mid-sync must not kill the watcher: try again
-                    log.warning("wikiq: could not refresh the vault", exc_info=True)
                 wait = pace()
+                now = time.monotonic()
+                if events is None:
+                    self._timed_refresh()
+                    wait = pace()
+                    continue
+                seen = events.changed()
+                if seen is None:  # the events lost track: back to scanning at a pace
+                    events.close()
+                    events = None
+                elif seen and not events.other and self._take_edits(events.written):
+                    first_patch = now if rebuild_at is None else first_patch
+                    rebuild_at = min(now + self._rebuild_delay(), first_patch + REBUILD_AT_LATEST)
+                    continue
+                elif not seen and (
+                    now < rebuild_at if rebuild_at is not None else now - scanned < SCAN_ANYWAY
+                ):
+                    continue  # nothing reported, and not yet time to rebuild or scan anyway
+                if refreshing is not None and refreshing.is_alive():
+                    rebuild_at = now  # what it scanned may be older than this: once it is done
+                    continue
+                scanned, rebuild_at = now, None
+                refreshing = threading.Thread(
+                    target=self._timed_refresh, name="wikiq-refresh", daemon=True
+                )
+                refreshing.start()
             if events is not None:
                 events.close()
 
@@ -462,6 +501,69 @@ class Wiki:
 
         return halt
 
+    def _timed_refresh(self) -> None:
+        started = time.monotonic()
+        try:
+            if self.refresh(min_interval=0):
+                self._refresh_seconds = time.monotonic() - started
+        except Exception:  # a vault mid-sync must not kill the watcher: try again
+            log.warning("wikiq: could not refresh the vault", exc_info=True)
+
+    def _ready_for_edits(self) -> None:
+        """What taking an edit in place reads, read now on the watcher's thread: the page
+        table by path and the pages' counts (at a million pages, seconds the first edit
+        would otherwise wait)."""
+        try:
+            _ = self.catalog.by_path
+            for name in ("body", "lead"):
+                self.catalog.field_terms(name)
+        except Exception:  # the edit will read them itself, or refresh the whole vault
+            log.debug("wikiq: could not prepare for edits", exc_info=True)
+
+    def _rebuild_delay(self) -> float:
+        took = self._refresh_seconds
+        if took is None:
+            took = REFRESH_SECONDS_PER_PAGE * len(self.catalog)
+        return 0.0 if took < QUICK_REFRESH else REBUILD_WHEN_QUIET
+
+    def _take_edits(self, written: set[Path] | list[Path]) -> bool:
+        """Take edits of existing pages in place: searched now, with the indexes patched
+        (retrieve/delta.py), until a refresh builds them exactly. False when they cannot be
+        (a new, renamed or unreadable page, other names or frontmatter): refresh then."""
+        with self._patch_lock:
+            return self._patch(written)
+
+    def _patch(self, written: set[Path] | list[Path]) -> bool:
+        from wikiq.retrieve.delta import patched_retriever, read_edits
+
+        over = self._patched_over or self._retriever
+        if over is None or over.built_indexes is None or not written:
+            return False
+        try:
+            edits = read_edits(self.catalog, written)
+            merged = {**self._edits, **edits} if edits is not None else None
+            patched = patched_retriever(over, self.catalog, merged) if merged else None
+        except Exception:  # the full refresh will read it, and report what is wrong
+            log.debug("wikiq: an edit could not be taken in place", exc_info=True)
+            return False
+        if patched is None:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            self._patched_over, self._edits = over, merged  # type: ignore[assignment]
+            self._edited.update((path, now) for path in written)
+            self._retriever = patched
+            self._answerer = None
+        return True
+
+    def _patched_since(self, started: float) -> list[Path]:
+        """The files taken in place since a refresh began (it may have read them before the
+        edit), forgetting every edit: the refresh's indexes replace the patched ones. Called
+        with both locks held."""
+        again = [path for path, at in self._edited.items() if at >= started]
+        self._patched_over, self._edits, self._edited = None, {}, {}
+        return again
+
     def keep_fresh(self) -> None:
         """`refresh()` before a question, unless a watcher already keeps the catalog fresh
         off the question's path."""
@@ -477,6 +579,7 @@ class Wiki:
             now = time.monotonic()
             if now - self._checked < min_interval:
                 return False
+            started = now
             self._checked = now
             changes = vault_changes(self.catalog)
             current = changes is None
@@ -488,9 +591,13 @@ class Wiki:
             with deferred_saves() as saves:
                 if current:
                     retriever = self._warm(self.catalog) if self._watching else None
-                    with self._lock:
-                        self._retriever = retriever  # with the notes re-read (per file)
-                        self._answerer = None
+                    with self._patch_lock:
+                        with self._lock:
+                            self._retriever = retriever  # with the notes re-read (per file)
+                            self._answerer = None
+                            again = self._patched_since(started)
+                        if again:
+                            self._patch(again)
                     saves.flush()
                     return True
                 catalog = open_catalog(
@@ -504,13 +611,18 @@ class Wiki:
                 # (~1.4 s on 8,000 pages), so no question waits for them; until they are
                 # ready, questions are answered from the vault as it was a moment ago.
                 retriever = self._warm(catalog) if self._watching else None
-                with self._lock:
-                    # Questions already running keep the objects they hold; new ones get these.
-                    if retriever is None and self._retriever is not None:
-                        self._replaced = self._retriever.built_indexes or self._replaced
-                    self.catalog = catalog
-                    self._retriever = retriever
-                    self._answerer = None
+                with self._patch_lock:
+                    with self._lock:
+                        # Questions already running keep the objects they hold; new ones get
+                        # these.
+                        if retriever is None and self._retriever is not None:
+                            self._replaced = self._retriever.built_indexes or self._replaced
+                        self.catalog = catalog
+                        self._retriever = retriever
+                        self._answerer = None
+                        again = self._patched_since(started)
+                    if again:  # edited while the refresh ran: taken in place again, over it
+                        self._patch(again)
                 saves.flush()
             return True
 

@@ -51,6 +51,28 @@ def test_a_note_added_edited_moved_or_deleted_is_told_and_nothing_else(vault: Pa
     events.close()
 
 
+def test_the_events_say_which_notes_were_written_and_whether_anything_else_changed(
+    vault: Path,
+) -> None:
+    events = FileEvents.start(vault)
+    assert events is not None
+    concepts = vault / "wiki" / "concepts"
+    orbit = concepts / "orbit.md"
+    with orbit.open("a") as fh:  # an edit: the watcher may take it in place
+        fh.write("More.\n")
+    assert _settle(events) is True
+    assert events.written == {orbit} and events.other is False
+    (concepts / "drift.md").write_text("# Drift\n")  # a new note is written too
+    assert _settle(events) is True
+    assert events.written == {concepts / "drift.md"} and events.other is False
+    (concepts / "drift.md").unlink()  # a deleted note is something else
+    assert _settle(events) is True and events.other is True
+    (concepts / "sub").mkdir()  # and so is a folder
+    assert _settle(events) is True and events.other is True
+    assert events.changed() is False and events.written == set() and events.other is False
+    events.close()
+
+
 def test_a_folder_made_or_moved_in_is_watched_with_what_it_holds(vault: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     events = FileEvents.start(vault)
     assert events is not None

@@ -94,7 +94,7 @@ def test_the_watcher_builds_the_new_indexes_before_questions_see_the_change(
     finally:
         halt()
         wiki.close()
-    assert built_by == ["wikiq-watch"]  # built once, by the watcher, never by the question
+    assert built_by == ["wikiq-refresh"]  # built once, by the watcher's refresh, never by the question
 
 
 def test_a_question_after_a_body_edit_keeps_the_name_index_without_a_watcher(

@@ -223,8 +223,8 @@ class BodyIndex:
         return matched
 
     def _posting_count(self, ids: Sequence[int]) -> int:
-        indptr = self._matrix().indptr
-        return int(sum(int(indptr[j + 1] - indptr[j]) for j in ids))
+        matrix = self._matrix()
+        return sum(matrix.row_size(j) for j in ids)
 
     def _matrix(self) -> CSR:
         return self.weights if self.weights is not None else self._counts

@@ -139,7 +139,7 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
 
 # The last vault's name terms, by a digest of every page's title and aliases: a refresh after
 # a body edit finds the names as they were, and their terms are not cut again (a million
-# titles are more than `_terms_of_names` remembers: ~4 s of a 1M refresh).
+# titles are more than `terms_of_names` remembers: ~4 s of a 1M refresh).
 _last_named: dict[str, tuple[bytes, np.ndarray, list[str], np.ndarray]] = {}
 
 
@@ -164,7 +164,7 @@ def _named_terms(catalog: Catalog) -> tuple[np.ndarray, list[str], np.ndarray]:
     local: list[int] = []
     first_use: dict[str, int] = {}
     for i, (title, also) in enumerate(zip(titles, aliases, strict=True)):
-        for term in _terms_of_names((title, *also)):
+        for term in terms_of_names((title, *also)):
             rows.append(i)
             local.append(first_use.setdefault(term, len(first_use)))
     named = (np.asarray(rows, dtype=np.int32), list(first_use), np.asarray(local, dtype=np.int32))
@@ -173,7 +173,7 @@ def _named_terms(catalog: Catalog) -> tuple[np.ndarray, list[str], np.ndarray]:
 
 
 @functools.lru_cache(maxsize=NAME_MEMO)
-def _terms_of_names(names: tuple[str, ...]) -> tuple[str, ...]:
+def terms_of_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """The terms of a page's title and aliases, remembered like the name index's features
     (a rebuild after one edit re-tokenized every page's names: ~0.4 s on ob-wiki)."""
     return tuple(match_terms(" ".join(dict.fromkeys(names))))

@@ -84,6 +84,11 @@ class FileEvents:
         self._fd = fd
         self._libc = libc
         self._folders: dict[int, Path] = {}
+        # What the last `changed()` saw: the notes written to (made, edited, moved in), and
+        # whether anything else changed (a note deleted or moved away, a folder). A running
+        # server takes edits of existing pages in place (wiki.py, retrieve/delta.py).
+        self.written: set[Path] = set()
+        self.other = False
         self._lost = not self._watch_tree(root)
         self._root_wd = next(iter(self._folders), -1)
 
@@ -110,8 +115,10 @@ class FileEvents:
 
     def changed(self) -> bool | None:
         """Whether a note or folder changed since the last call: True, False, or None when
-        the events cannot tell (the queue overflowed, the vault folder moved): scan then."""
+        the events cannot tell (the queue overflowed, the vault folder moved): scan then.
+        `written` and `other` then say what changed."""
         found = False
+        self.written, self.other = set(), False
         while True:
             try:
                 data = os.read(self._fd, _READ_SIZE)
@@ -157,9 +164,16 @@ class FileEvents:
                     and not self._watch_tree(folder / name)
                 ):
                     self._lost = True
-                found |= bool(mask & (_IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO))
+                moved = bool(mask & (_IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO))
+                found |= moved
+                self.other |= moved
             elif name.endswith(_NOTE_SUFFIX):
                 found = True
+                folder = self._folders.get(wd)
+                if mask & (_IN_DELETE | _IN_MOVED_FROM) or folder is None:
+                    self.other = True
+                else:
+                    self.written.add(folder / name)
         return found
 
     def _watch_tree(self, top: Path) -> bool:
