@@ -9,13 +9,14 @@ reused), then, each in fresh processes so nothing is shared with this one:
 - `bench/open_times.py`: first open with an empty cache (wall, peak memory of the parent and of
   the workers), warm open, memory once the first question is answered, cache size on disk;
 - `bench/retrieval_speed.py --no-ppr`: cascade latency p50 / p95 over the vault's generated
-  questions (warm, one process).
+  questions (warm, one process);
+- `bench/edit_seen.py`: one edited page seen by a running server (median and slowest of six
+  edits, some made while the watcher's refresh runs; it appends lines to the generated vault).
 
 Prints one Markdown table (a row per figure, a column per size) and the growth exponent between
 consecutive sizes (log of the ratio over log of the size ratio: 1.0 grows like the vault, below
 1 slower), and writes it all to `bench/out/scale.json`. Generating 1M pages writes 4.4 GB and
-takes minutes; the first open of it, several more: run it on a quiet machine. The "one edited
-page seen by a running server" figure is not measured here.
+takes minutes; the first open of it, several more: run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ FIGURES: list[tuple[str, str, str]] = [
     ("cascade latency p95", "p95_ms", "ms"),
     ("cache on disk after the first open (catalog)", "cache_mb", "MB"),
     ("cache on disk when ready (with the retrieval indexes)", "cache_ready_mb", "MB"),
+    ("one edited page seen by a running server, median", "edit_seen_s", "s"),
+    ("the same, slowest of six", "edit_seen_max_s", "s"),
 ]
 
 
@@ -91,8 +94,14 @@ def measure(vault: Path, size: int, args: argparse.Namespace) -> dict[str, Any]:
         # A cache of its own beside the vault: not the user's, and kept for the next run.
         env={**os.environ, "WIKIQ_CACHE_DIR": str(args.root / f"cache-{size}")},
     )
+    edited = args.root / f"edit-{size}.json"
+    run(
+        [sys.executable, str(BENCH_DIR / "edit_seen.py"), str(vault), "--out", str(edited)],
+        env={**os.environ, "WIKIQ_CACHE_DIR": str(args.root / f"cache-{size}")},
+    )
     o = json.loads(opened.read_text())["rows"][0]
     c = json.loads(speed.read_text())["cascade"]
+    e = json.loads(edited.read_text())
     return {
         "pages": o["pages"],
         "cold_open_s": o["cold_open_s"],
@@ -104,6 +113,8 @@ def measure(vault: Path, size: int, args: argparse.Namespace) -> dict[str, Any]:
         "p95_ms": c["p95_ms"],
         "cache_mb": o["cache_mb"],
         "cache_ready_mb": o.get("cache_ready_mb", 0.0),
+        "edit_seen_s": e["edit_seen_median_s"],
+        "edit_seen_max_s": e["edit_seen_max_s"],
     }
 
 

@@ -25,7 +25,8 @@ from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
 from wikiq.vault.file_events import FileEvents
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
-from wikiq.vault.store import deferred_saves
+from wikiq.vault.scan import VaultScan
+from wikiq.vault.store import deferred_saves, saves_at_once, settle_prefetch
 from wikiq.vault.terms import FieldTerms
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
@@ -59,6 +60,9 @@ QUICK_REFRESH = 1.0
 # Until one has been timed, a refresh is taken to cost this long per page (100,000 pages:
 # 4-6 s, docs/BENCHMARKS.md).
 REFRESH_SECONDS_PER_PAGE = 5e-5
+# From this many pages a watcher's refresh is done by a forked child (`_refreshed_apart`): the
+# child's work holds no lock this process needs, and its memory goes with it.
+REFRESH_APART_FROM = 50_000
 log = logging.getLogger("wikiq")
 
 
@@ -501,6 +505,17 @@ class Wiki:
 
         return halt
 
+    @property
+    def pending_edits(self) -> int:
+        """Pages edited under the watcher that are searched through patched indexes until the
+        next refresh rebuilds them (retrieve/delta.py)."""
+        return len(self._edits)
+
+    @property
+    def refresh_seconds(self) -> float | None:
+        """How long the watcher's last refresh took (None before one has run)."""
+        return self._refresh_seconds
+
     def _timed_refresh(self) -> None:
         started = time.monotonic()
         try:
@@ -600,17 +615,22 @@ class Wiki:
                             self._patch(again)
                     saves.flush()
                     return True
-                catalog = open_catalog(
-                    self.location,
-                    cache_dir=self.wired.cache_dir,
-                    use_cache=self._use_cache,
-                    scan=changes,
-                    previous=self.catalog,  # in memory: the cache on disk is the same
-                )
+                assert changes is not None  # not `current`
+                catalog = self._refreshed_apart(changes) if self._watching else None
+                if catalog is None:
+                    catalog = open_catalog(
+                        self.location,
+                        cache_dir=self.wired.cache_dir,
+                        use_cache=self._use_cache,
+                        scan=changes,
+                        previous=self.catalog,  # in memory: the cache on disk is the same
+                    )
                 # Under a watcher this runs off the questions' path: build the indexes here
                 # (~1.4 s on 8,000 pages), so no question waits for them; until they are
                 # ready, questions are answered from the vault as it was a moment ago.
                 retriever = self._warm(catalog) if self._watching else None
+                if self._watching:  # an edit taken in place looks its page up by path (1 s at 1M)
+                    _ = catalog.by_path
                 with self._patch_lock:
                     with self._lock:
                         # Questions already running keep the objects they hold; new ones get
@@ -625,6 +645,43 @@ class Wiki:
                         self._patch(again)
                 saves.flush()
             return True
+
+    def _refreshed_apart(self, scan: VaultScan) -> Catalog | None:
+        """A large vault's refresh under a watcher, done by a forked child that reads what
+        changed, builds the indexes and saves both; this process then opens the files it
+        saved (~1 s at a million pages). In this process the refresh held the interpreter
+        for seconds at a time (a million pages: ~50 s of work), and questions and edits
+        taken in place waited behind it. None where it cannot be done that way (a small
+        vault, no cache folder, no fork): the refresh is then done here."""
+        cache_dir = self.wired.cache_dir
+        if len(self.catalog) < REFRESH_APART_FROM or not self._use_cache or cache_dir is None:
+            return None
+        from wikiq.retrieve.indexes import cached_indexes
+        from wikiq.vault.apart import run_apart
+
+        previous = self.catalog
+        over = self._patched_over or self._retriever
+        names = over.built_indexes if over is not None else None
+        settings = RetrieverSettings()  # as `_new_retriever` makes them
+
+        def work(_: Progress | None) -> float:
+            with saves_at_once():
+                catalog = open_catalog(
+                    self.location, cache_dir=cache_dir, scan=scan, previous=previous
+                )
+                if catalog.cache_file is None:
+                    raise OSError("the catalog could not be saved")
+                cached_indexes(catalog, settings.direction, settings.in_weight, names)
+            return catalog.built_at
+
+        settle_prefetch()  # no cache read may be half-done in a thread when the child forks
+        built_at = run_apart(work, None)
+        if built_at is None:
+            return None
+        catalog = open_catalog(self.location, cache_dir=cache_dir, scan=scan)
+        if catalog.built_at != built_at:  # the files were not the child's after all
+            log.debug("wikiq: a refresh's saved catalog was not the one opened")
+        return catalog
 
     def _warm(self, catalog: Catalog) -> Retriever:
         # Built (or read from the cache) now, not on a question; from the indexes they replace.

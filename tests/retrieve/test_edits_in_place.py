@@ -192,3 +192,28 @@ def test_an_edit_made_while_a_refresh_runs_is_searched_then_and_after_it(
     finally:
         halt()
         wiki.close()
+
+
+def test_a_large_vaults_refresh_done_by_a_child_ranks_as_one_done_here(
+    wiki: Wiki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq import wiki as wiki_module
+    from wikiq.vault.rows import PageRows
+
+    monkeypatch.setattr(wiki_module, "REFRESH_APART_FROM", 0)  # as for 50,000 pages or more
+    _, file = _page(wiki, "concepts/geostationary-orbit")
+    halt = wiki.watch(interval=0.05)
+    try:
+        time.sleep(0.3)
+        file.with_name("zorblax.md").write_text("# Zorblax\n\nA cold quasar.\n", encoding="utf-8")
+        started = time.monotonic()
+        while time.monotonic() - started < 10 and "concepts/zorblax" not in wiki.catalog.by_path:
+            time.sleep(0.05)
+        # Opened from the files the child saved (a refresh done here holds page objects).
+        assert isinstance(wiki.catalog.pages, PageRows)
+        here = Wiki.open(wiki.location.vault, use_cache=False).retriever
+        for q in [*QUESTIONS, "zorblax quasar"]:
+            assert _ranked(wiki.retriever, q) == _ranked(here, q), q
+    finally:
+        halt()
+        wiki.close()

@@ -383,6 +383,18 @@ def deferred_saves() -> Iterator[DeferredSaves]:
         _deferred.pending = outer
 
 
+@contextmanager
+def saves_at_once() -> Iterator[None]:
+    """Write this thread's saves as they are made, even inside `deferred_saves` (a child
+    process doing a refresh for its parent: its saves are what it hands over)."""
+    outer = getattr(_deferred, "pending", None)
+    _deferred.pending = None
+    try:
+        yield
+    finally:
+        _deferred.pending = outer
+
+
 def saves_deferred() -> bool:
     """Whether this thread's saves are being held (`deferred_saves`): a file saved now is not
     on disk yet."""
