@@ -22,7 +22,6 @@ from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.indexes import RetrievalIndexes
 from wikiq.retrieve.result import Retrieval
 from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
-from wikiq.vault.file_events import FileEvents
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.scan import VaultScan
@@ -38,28 +37,12 @@ if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the firs
     from wikiq.retrieve.sources import NoteSearch
     from wikiq.vault.note_index import NoteIndex
     from wikiq.vault.notes import NoteScan
+    from wikiq.watching import Watcher
 
 # How often the vault is compared with the catalog: a stat of every page file, ~70 ms on
 # ob-wiki's 8,000 pages (docs/BENCHMARKS.md), done by a background thread in `serve` and `mcp`
 # and before a question (at most this often) otherwise.
 REFRESH_INTERVAL = 1.0
-WATCH_SHARE = 10  # the watcher waits this many times as long as its last check took
-# With the kernel's file events (vault/file_events.py) the watcher looks this often, and
-# scans only when they report a change; it still scans every SCAN_ANYWAY seconds, for what
-# events miss (a network file system's changes made elsewhere).
-EVENTS_INTERVAL = 0.2
-SCAN_ANYWAY = 60.0
-# Under a watcher, an edit that keeps a page's names and frontmatter is searched at once,
-# patched into the indexes (retrieve/delta.py: ~10 ms); the exact indexes are rebuilt once no
-# edit has come for REBUILD_WHEN_QUIET seconds (a rebuild is ~46 s of work at a million
-# pages, and edits come in bursts: an editor saves every few seconds), at the latest
-# REBUILD_AT_LATEST seconds after the first patch, and at once where a refresh is quick.
-REBUILD_WHEN_QUIET = 5.0
-REBUILD_AT_LATEST = 60.0
-QUICK_REFRESH = 1.0
-# Until one has been timed, a refresh is taken to cost this long per page (100,000 pages:
-# 4-6 s, docs/BENCHMARKS.md).
-REFRESH_SECONDS_PER_PAGE = 5e-5
 # From this many pages a watcher's refresh is done by a forked child (`_refreshed_apart`): the
 # child's work holds no lock this process needs, and its memory goes with it.
 REFRESH_APART_FROM = 50_000
@@ -95,7 +78,7 @@ class Wiki:
         self._patched_over: Retriever | None = None
         self._edits: dict[int, FieldTerms] = {}
         self._edited: dict[Path, float] = {}  # the files taken in place, and when
-        self._refresh_seconds: float | None = None  # how long the watcher's last refresh took
+        self._watcher: Watcher | None = None
 
     @property
     def config(self) -> Config:
@@ -435,61 +418,14 @@ class Wiki:
     def watch(self, interval: float = REFRESH_INTERVAL) -> Callable[[], None]:
         """Keep the catalog fresh from a background thread (what `serve` and `mcp` do), so
         questions never wait for the check; returns the function that stops it."""
+        from wikiq.watching import Watcher
+
         stop = threading.Event()
-
-        def loop() -> None:
-            events = FileEvents.start(self.location.vault.resolve())
-
-            def pace() -> float:
-                # At most a tenth of one core for the checks: a big vault is checked less
-                # often. Only the check counts: reading what changed is a one-off, and
-                # counting it waited ten times the index build (tens of seconds) on ob-wiki.
-                # With events a check costs nothing until they report a change.
-                if events is not None:
-                    return min(interval, EVENTS_INTERVAL)
-                return max(interval, WATCH_SHARE * self._check_seconds)
-
-            wait = pace() if events is not None else interval
-            scanned = -SCAN_ANYWAY  # the first look scans: changes made before events began
-            rebuild_at: float | None = None  # when edits taken in place get exact indexes
-            first_patch = 0.0
-            # With events, refreshes run on a thread of their own, so that edits keep being
-            # taken in place while one runs (~46 s at a million pages).
-            refreshing: threading.Thread | None = None
-            if events is not None:
-                self._ready_for_edits()
-            while not stop.wait(wait):
-                wait = pace()
-                now = time.monotonic()
-                if events is None:
-                    self._timed_refresh()
-                    wait = pace()
-                    continue
-                seen = events.changed()
-                if seen is None:  # the events lost track: back to scanning at a pace
-                    events.close()
-                    events = None
-                elif seen and not events.other and self._take_edits(events.written):
-                    first_patch = now if rebuild_at is None else first_patch
-                    rebuild_at = min(now + self._rebuild_delay(), first_patch + REBUILD_AT_LATEST)
-                    continue
-                elif not seen and (
-                    now < rebuild_at if rebuild_at is not None else now - scanned < SCAN_ANYWAY
-                ):
-                    continue  # nothing reported, and not yet time to rebuild or scan anyway
-                if refreshing is not None and refreshing.is_alive():
-                    rebuild_at = now  # what it scanned may be older than this: once it is done
-                    continue
-                scanned, rebuild_at = now, None
-                refreshing = threading.Thread(
-                    target=self._timed_refresh, name="wikiq-refresh", daemon=True
-                )
-                refreshing.start()
-            if events is not None:
-                events.close()
-
+        self._watcher = Watcher(self, interval)
         self._watching = True
-        threading.Thread(target=loop, name="wikiq-watch", daemon=True).start()
+        threading.Thread(
+            target=self._watcher.run, args=(stop,), name="wikiq-watch", daemon=True
+        ).start()
         # A process that answers many questions loads Stage 0's model now, so that the first
         # question needing it does not wait. A one-shot `wikiq search` does not: most
         # questions skip Stage 0 (Retriever._wants_semantic), and loading the model for
@@ -514,15 +450,7 @@ class Wiki:
     @property
     def refresh_seconds(self) -> float | None:
         """How long the watcher's last refresh took (None before one has run)."""
-        return self._refresh_seconds
-
-    def _timed_refresh(self) -> None:
-        started = time.monotonic()
-        try:
-            if self.refresh(min_interval=0):
-                self._refresh_seconds = time.monotonic() - started
-        except Exception:  # a vault mid-sync must not kill the watcher: try again
-            log.warning("wikiq: could not refresh the vault", exc_info=True)
+        return self._watcher.refresh_seconds if self._watcher is not None else None
 
     def _ready_for_edits(self) -> None:
         """What taking an edit in place reads, read now on the watcher's thread: the page
@@ -535,49 +463,64 @@ class Wiki:
         except Exception:  # the edit will read them itself, or refresh the whole vault
             log.debug("wikiq: could not prepare for edits", exc_info=True)
 
-    def _rebuild_delay(self) -> float:
-        took = self._refresh_seconds
-        if took is None:
-            took = REFRESH_SECONDS_PER_PAGE * len(self.catalog)
-        return 0.0 if took < QUICK_REFRESH else REBUILD_WHEN_QUIET
-
     def _take_edits(self, written: set[Path] | list[Path]) -> bool:
         """Take edits of existing pages in place: searched now, with the indexes patched
         (retrieve/delta.py), until a refresh builds them exactly. False when they cannot be
         (a new, renamed or unreadable page, other names or frontmatter): refresh then."""
         with self._patch_lock:
-            return self._patch(written)
+            over = self._patched_over or self._retriever
+            got = self._patched(written, over, self.catalog, self._edits)
+            if got is None:
+                return False
+            now = time.monotonic()
+            with self._lock:
+                self._retriever, self._edits = got
+                self._patched_over = over
+                self._edited.update((path, now) for path in written)
+                self._answerer = None
+            return True
 
-    def _patch(self, written: set[Path] | list[Path]) -> bool:
+    def _patched(
+        self,
+        written: set[Path] | list[Path],
+        over: Retriever | None,
+        catalog: Catalog,
+        edits: dict[int, FieldTerms],
+    ) -> tuple[Retriever, dict[int, FieldTerms]] | None:
+        """`over` with the pages of `written` (and those of `edits`, taken before) patched in,
+        and every edit it holds; None when they cannot be taken in place."""
         from wikiq.retrieve.delta import patched_retriever, read_edits
 
-        over = self._patched_over or self._retriever
         if over is None or over.built_indexes is None or not written:
-            return False
+            return None
         try:
-            edits = read_edits(self.catalog, written)
-            merged = {**self._edits, **edits} if edits is not None else None
-            patched = patched_retriever(over, self.catalog, merged) if merged else None
+            new = read_edits(catalog, written)
+            if new is None:
+                return None
+            merged = {**edits, **new}
+            patched = patched_retriever(over, catalog, merged)
         except Exception:  # the full refresh will read it, and report what is wrong
             log.debug("wikiq: an edit could not be taken in place", exc_info=True)
-            return False
-        if patched is None:
-            return False
-        now = time.monotonic()
-        with self._lock:
-            self._patched_over, self._edits = over, merged  # type: ignore[assignment]
-            self._edited.update((path, now) for path in written)
-            self._retriever = patched
-            self._answerer = None
-        return True
+            return None
+        return (patched, merged) if patched is not None else None
 
-    def _patched_since(self, started: float) -> list[Path]:
-        """The files taken in place since a refresh began (it may have read them before the
-        edit), forgetting every edit: the refresh's indexes replace the patched ones. Called
-        with both locks held."""
-        again = [path for path, at in self._edited.items() if at >= started]
-        self._patched_over, self._edits, self._edited = None, {}, {}
-        return again
+    def _swap(self, catalog: Catalog, retriever: Retriever | None, started: float) -> None:
+        """Hand new questions a refresh's catalog and indexes (questions already running keep
+        the objects they hold). The files taken in place since the refresh began (it may have
+        read them before the edit) are patched over its indexes first, so that no question
+        sees an edit vanish and come back."""
+        with self._patch_lock:
+            again = [path for path, at in self._edited.items() if at >= started]
+            got = self._patched(again, retriever, catalog, {})
+            with self._lock:
+                if retriever is None and self._retriever is not None:
+                    self._replaced = self._retriever.built_indexes or self._replaced
+                self.catalog = catalog
+                self._retriever = got[0] if got else retriever
+                self._answerer = None
+                self._patched_over = retriever if got else None
+                self._edits = got[1] if got else {}
+                self._edited = {path: self._edited[path] for path in again} if got else {}
 
     def keep_fresh(self) -> None:
         """`refresh()` before a question, unless a watcher already keeps the catalog fresh
@@ -606,13 +549,7 @@ class Wiki:
             with deferred_saves() as saves:
                 if current:
                     retriever = self._warm(self.catalog) if self._watching else None
-                    with self._patch_lock:
-                        with self._lock:
-                            self._retriever = retriever  # with the notes re-read (per file)
-                            self._answerer = None
-                            again = self._patched_since(started)
-                        if again:
-                            self._patch(again)
+                    self._swap(self.catalog, retriever, started)  # with the notes re-read
                     saves.flush()
                     return True
                 assert changes is not None  # not `current`
@@ -631,18 +568,7 @@ class Wiki:
                 retriever = self._warm(catalog) if self._watching else None
                 if self._watching:  # an edit taken in place looks its page up by path (1 s at 1M)
                     _ = catalog.by_path
-                with self._patch_lock:
-                    with self._lock:
-                        # Questions already running keep the objects they hold; new ones get
-                        # these.
-                        if retriever is None and self._retriever is not None:
-                            self._replaced = self._retriever.built_indexes or self._replaced
-                        self.catalog = catalog
-                        self._retriever = retriever
-                        self._answerer = None
-                        again = self._patched_since(started)
-                    if again:  # edited while the refresh ran: taken in place again, over it
-                        self._patch(again)
+                self._swap(catalog, retriever, started)
                 saves.flush()
             return True
 

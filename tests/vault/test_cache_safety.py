@@ -82,6 +82,30 @@ def test_an_object_the_store_does_not_know_is_refused(tmp_path: Path) -> None:
     assert store.load(path, classes=()) is None
 
 
+def test_a_save_removes_what_a_killed_save_left_but_not_one_still_running(
+    tmp_path: Path,
+) -> None:
+    import os
+    import time
+
+    path = tmp_path / "terms.npz"
+    killed, running, other = (
+        tmp_path / "terms.npzab12cd.tmp",
+        tmp_path / "terms.npzef34gh.tmp",
+        tmp_path / "catalog.npzij56kl.tmp",
+    )
+    for leftover in (killed, running, other):
+        leftover.write_bytes(b"half a zip")
+    hours_ago = time.time() - 2 * store.STALE_TEMP_SECONDS
+    for old in (killed, other):
+        os.utime(old, (hours_ago, hours_ago))
+    assert store.save(path, {"n": 1})
+    assert store.load(path) == {"n": 1}
+    assert not killed.exists()  # this file's, from a process killed long ago
+    assert running.exists()  # this file's, but written just now: perhaps another process's
+    assert other.exists()  # another file's: left to that file's next save
+
+
 def test_no_cache_is_read_with_pickle() -> None:
     users = [p for p in SRC.rglob("*.py") if "import pickle" in p.read_text(encoding="utf-8")]
     assert users == []

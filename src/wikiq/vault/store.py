@@ -17,6 +17,7 @@ import mmap
 import os
 import tempfile
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -454,7 +455,27 @@ def _write(path: Path, value: Any, classes: Iterable[type]) -> bool:
                 os.unlink(tmp)
     except OSError:
         return False
+    _remove_stale_temps(path)
     return True
+
+
+# A half-written file older than this is a killed process's, not a save still running (a
+# million pages' largest cache file is written in ~20 s).
+STALE_TEMP_SECONDS = 3600.0
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete what a process killed while saving `path` left beside it (`path.name` + random +
+    `.tmp`: at a million pages, hundreds of MB each, never read and never cleaned up)."""
+    import glob
+
+    now = time.time()
+    for name in glob.glob(glob.escape(str(path)) + "*.tmp"):
+        try:
+            if now - os.stat(name).st_mtime > STALE_TEMP_SECONDS:
+                os.unlink(name)
+        except OSError:  # gone already, or not ours to remove
+            continue
 
 
 def load(path: Path, classes: Iterable[type] = (), *, lazy_strings: bool = False) -> Any:
