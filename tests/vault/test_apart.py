@@ -64,3 +64,28 @@ def _alive(pid: int) -> bool:
             return fh.read().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_a_process_that_exits_while_a_thread_waits_for_a_child_stops_the_child() -> None:
+    """A server stopped while its watcher's refresh works in a child exits at once, instead of
+    multiprocessing waiting at exit for work no one will use (a minute at a million pages)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import threading, time
+        from wikiq.vault.apart import run_apart
+
+        def slow(report):
+            time.sleep(60)
+            return 1
+
+        threading.Thread(target=run_apart, args=(slow, None), daemon=True).start()
+        time.sleep(0.5)  # the child is working; the main thread ends here
+        """
+    )
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=50)
+    assert time.monotonic() - started < 15

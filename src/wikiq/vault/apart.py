@@ -10,6 +10,7 @@ small results crosses it.
 
 from __future__ import annotations
 
+import atexit
 import os
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -17,6 +18,11 @@ from typing import Any, TypeVar
 
 Progress = Callable[[int, int], None]  # (done, total)
 R = TypeVar("R")
+# Children still working. A process that exits while one works (a server stopped during a
+# refresh its watcher handed to a child) stops it: multiprocessing would otherwise wait for it
+# at exit, over a minute at a million pages, for work no one will use.
+_running: set[Any] = set()
+_stop_at_exit: list[bool] = []
 
 
 def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -> R | None:
@@ -29,6 +35,11 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
         context = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this system
         return None
+    if not _stop_at_exit:  # registered after multiprocessing's own exit hook: runs before it
+        import multiprocessing.util  # noqa: F401 - that hook is registered on its import
+
+        atexit.register(_stop_children)
+        _stop_at_exit.append(True)
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(work, send, progress is not None))
     try:
@@ -37,6 +48,7 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
         return None
     finally:
         send.close()  # the child's copy is its own: the pipe ends when the child does
+    _running.add(child)
     result: list[Any] = []
     try:
         while True:
@@ -54,7 +66,14 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
     finally:
         receive.close()
         child.join()
+        _running.discard(child)
     return result[0] if result and child.exitcode == 0 else None
+
+
+def _stop_children() -> None:
+    for child in list(_running):
+        child.terminate()
+        child.join(timeout=5)
 
 
 def _child(work: Callable[[Progress | None], Any], send: Connection, report: bool) -> None:
