@@ -36,7 +36,7 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
     except ValueError:  # no fork on this system
         return None
     if not _stop_at_exit:  # registered after multiprocessing's own exit hook: runs before it
-        import multiprocessing.util  # noqa: F401 - that hook is registered on its import
+        import multiprocessing.util  # that hook is registered on its import
 
         atexit.register(_stop_children)
         _stop_at_exit.append(True)
