@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Sized
+from pathlib import Path
+from typing import Protocol
 
 from wikiq.vault.file_events import FileEvents
-
-if TYPE_CHECKING:
-    from wikiq.wiki import Wiki
+from wikiq.vault.locate import VaultLocation
 
 WATCH_SHARE = 10  # without events, wait this many times as long as the last check took
 EVENTS_INTERVAL = 0.2
@@ -36,10 +36,26 @@ REFRESH_SECONDS_PER_PAGE = 5e-5
 log = logging.getLogger("wikiq")
 
 
+class Watched(Protocol):
+    """What the watcher needs of a `Wiki` (wiki.py)."""
+
+    location: VaultLocation
+    _check_seconds: float  # how long the last comparison of the vault with the catalog took
+
+    @property
+    def catalog(self) -> Sized: ...
+
+    def refresh(self, *, min_interval: float) -> bool: ...
+
+    def _ready_for_edits(self) -> None: ...
+
+    def _take_edits(self, written: set[Path]) -> bool: ...
+
+
 class Watcher:
     """`Wiki.watch`'s loop, run on the thread "wikiq-watch" until `stop` is set."""
 
-    def __init__(self, wiki: Wiki, interval: float) -> None:
+    def __init__(self, wiki: Watched, interval: float) -> None:
         self.wiki = wiki
         self.interval = interval
         self.refresh_seconds: float | None = None  # how long the last refresh took

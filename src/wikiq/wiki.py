@@ -27,6 +27,7 @@ from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.scan import VaultScan
 from wikiq.vault.store import deferred_saves, saves_at_once, settle_prefetch
 from wikiq.vault.terms import FieldTerms
+from wikiq.watching import Watcher
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, Turn
@@ -37,7 +38,6 @@ if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the firs
     from wikiq.retrieve.sources import NoteSearch
     from wikiq.vault.note_index import NoteIndex
     from wikiq.vault.notes import NoteScan
-    from wikiq.watching import Watcher
 
 # How often the vault is compared with the catalog: a stat of every page file, ~70 ms on
 # ob-wiki's 8,000 pages (docs/BENCHMARKS.md), done by a background thread in `serve` and `mcp`
@@ -418,8 +418,6 @@ class Wiki:
     def watch(self, interval: float = REFRESH_INTERVAL) -> Callable[[], None]:
         """Keep the catalog fresh from a background thread (what `serve` and `mcp` do), so
         questions never wait for the check; returns the function that stops it."""
-        from wikiq.watching import Watcher
-
         stop = threading.Event()
         self._watcher = Watcher(self, interval)
         self._watching = True
