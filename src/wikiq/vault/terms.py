@@ -363,7 +363,9 @@ def build_term_index(
     def add(row: dict[str, int] | tuple[np.ndarray, np.ndarray]) -> None:
         if isinstance(row, dict):
             cols = vocab.ids_of(list(row))
-            vals = np.fromiter(row.values(), dtype=np.float32, count=len(row))
+            # Two bytes a count where they fit, as a first read and the cache keep them: one
+            # page read again made a million pages' counts float32 in a refresh (~0.7 GB more).
+            vals = compact_counts(np.fromiter(row.values(), dtype=np.float32, count=len(row)))
         else:
             cols, vals = row
         order = np.argsort(cols, kind="stable")
@@ -428,4 +430,8 @@ def _joined(parts: Sequence[tuple[np.ndarray, int, int]], dtype: type) -> np.nda
         return array[a:b].astype(dtype, copy=False)
     if not merged:
         return np.empty(0, dtype=dtype)
-    return np.concatenate([array[a:b] for array, a, b in merged]).astype(dtype, copy=False)
+    pieces = [array[a:b] for array, a, b in merged]
+    joined: np.ndarray = np.concatenate(pieces).astype(dtype, copy=False)
+    for array, a, b in merged:  # a cache's rows, copied: their pages go back (GBs at 1M)
+        release_pages(array[a:b])
+    return joined
