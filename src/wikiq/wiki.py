@@ -112,8 +112,28 @@ class Wiki:
         if self._retriever is None:
             retriever = self._new_retriever(self.catalog)
             retriever.replaces, self._replaced = self._replaced, None
-            self._retriever = retriever
+            self._retriever = self._with_edits_found(retriever)
         return self._retriever
+
+    def _with_edits_found(self, retriever: Retriever) -> Retriever:
+        """`retriever` with the edits its catalog left to it (`Catalog.edited`: a large
+        vault's cache opened as it is) taken in place; when they cannot be (a page's names
+        or frontmatter changed), the catalog is read again with them, as before."""
+        edited = self.catalog.edited
+        if not edited or self._patched_over is not None:
+            return retriever
+        root = self.catalog.location.wiki_root
+        rows = {root / file: row for row, file, _ in edited}
+        _ = retriever.indexes  # built, or read from the cache: what the edits are patched into
+        with self._patch_lock:
+            got = self._patched(list(rows), retriever, self.catalog, {}, rows)
+            if got is not None:
+                self._patched_over, self._edits = retriever, got[1]
+                return got[0]
+        self.catalog = open_catalog(
+            self.location, cache_dir=self.wired.cache_dir, use_cache=self._use_cache
+        )
+        return self._new_retriever(self.catalog)
 
     def _new_retriever(self, catalog: Catalog) -> Retriever:
         retriever = Retriever(catalog)
@@ -406,7 +426,11 @@ class Wiki:
         if use_cache and for_questions:
             _prefetch_question_caches(location, wired)
         catalog = open_catalog(
-            location, cache_dir=wired.cache_dir, use_cache=use_cache, progress=progress
+            location,
+            cache_dir=wired.cache_dir,
+            use_cache=use_cache,
+            progress=progress,
+            edits_in_place=True,  # a few edits in a large vault: patched, not read in (delta.py)
         )
         if use_cache:
             _word_table(wired.cache_dir, catalog.files_read)
@@ -484,6 +508,7 @@ class Wiki:
         over: Retriever | None,
         catalog: Catalog,
         edits: dict[int, FieldTerms],
+        rows: dict[Path, int] | None = None,
     ) -> tuple[Retriever, dict[int, FieldTerms]] | None:
         """`over` with the pages of `written` (and those of `edits`, taken before) patched in,
         and every edit it holds; None when they cannot be taken in place."""
@@ -492,7 +517,7 @@ class Wiki:
         if over is None or over.built_indexes is None or not written:
             return None
         try:
-            new = read_edits(catalog, written)
+            new = read_edits(catalog, written, rows)
             if new is None:
                 return None
             merged = {**edits, **new}

@@ -217,3 +217,50 @@ def test_a_large_vaults_refresh_done_by_a_child_ranks_as_one_done_here(
     finally:
         halt()
         wiki.close()
+
+
+def test_a_large_vaults_cache_missing_a_few_edits_is_opened_as_it_is_and_searched_patched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq.vault import catalog as catalog_module
+
+    monkeypatch.setenv("WIKIQ_EMBED", "off")
+    monkeypatch.setattr(catalog_module, "EDITS_IN_PLACE_FROM", 1)  # as for 50,000 pages
+    vault = demo_copy(tmp_path)
+    Wiki.open(vault).search("orbit")  # the cache, and its indexes
+    page = vault / "wiki" / "concepts" / "geostationary-orbit.md"
+    with page.open("a", encoding="utf-8") as fh:
+        fh.write("\nAmateur astronomers call its slot the zyxqwv belt.\n")
+    wiki = Wiki.open(vault)
+    assert wiki.catalog.files_read == 0  # nothing read into the catalog: the cache as it is
+    assert [file for _, file, _ in wiki.catalog.edited] == ["concepts/geostationary-orbit.md"]
+    assert wiki.search("zyxqwv belt").results[0].path == "concepts/geostationary-orbit"
+    assert wiki.pending_edits == 1
+    assert wiki.refresh(min_interval=0) is False  # the edit counts as read
+    other = vault / "wiki" / "concepts" / "orbit.md"
+    with other.open("a", encoding="utf-8") as fh:
+        fh.write("\nSee also the qwvzyx ring.\n")
+    assert wiki.refresh(min_interval=0) is True  # a new edit: read in, with the first one
+    assert wiki.catalog.edited == () and wiki.pending_edits == 0
+    assert wiki.search("zyxqwv belt").results[0].path == "concepts/geostationary-orbit"
+    assert wiki.search("qwvzyx ring").results[0].path == "concepts/orbit"
+
+
+def test_an_edit_found_at_open_that_renames_a_page_is_read_into_the_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq.vault import catalog as catalog_module
+
+    monkeypatch.setenv("WIKIQ_EMBED", "off")
+    monkeypatch.setattr(catalog_module, "EDITS_IN_PLACE_FROM", 1)
+    vault = demo_copy(tmp_path)
+    Wiki.open(vault).search("orbit")
+    page = vault / "wiki" / "concepts" / "geostationary-orbit.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace('  - "GEO"', '  - "Zorblax belt"', 1), encoding="utf-8")
+    wiki = Wiki.open(vault)
+    assert wiki.catalog.edited  # opened as it is, then
+    assert wiki.search("Zorblax belt").results[0].path == "concepts/geostationary-orbit"
+    assert wiki.catalog.edited == ()  # read in, since its names changed
+    i = wiki.catalog.by_path["concepts/geostationary-orbit"]
+    assert "Zorblax belt" in wiki.catalog.pages[i].aliases

@@ -45,10 +45,13 @@ KEPT_FIELDS = ("path", "title", "aliases", "type", "stub", "body_offset", "revie
 Counts = dict[str, int]
 
 
-def read_edits(catalog: Catalog, files: Iterable[Path]) -> dict[int, FieldTerms] | None:
+def read_edits(
+    catalog: Catalog, files: Iterable[Path], rows: Mapping[Path, int] | None = None
+) -> dict[int, FieldTerms] | None:
     """Each edited page's number and its new counts, read from disk now; None when an edit
     cannot be taken in place (a file that is not one of the catalog's pages, gone, unreadable,
-    or with other names or frontmatter): the whole vault is refreshed then."""
+    or with other names or frontmatter): the whole vault is refreshed then. `rows`: the page
+    numbers of `files` when the caller knows them (else looked up by path)."""
     root = catalog.location.wiki_root
     edits: dict[int, FieldTerms] = {}
     for path in files:
@@ -56,7 +59,7 @@ def read_edits(catalog: Catalog, files: Iterable[Path]) -> dict[int, FieldTerms]
             file = path.relative_to(root).as_posix()
         except ValueError:
             return None
-        i = catalog.by_path.get(page_path_for(file))
+        i = rows.get(path) if rows is not None else catalog.by_path.get(page_path_for(file))
         if i is None or catalog.pages[i].file != file:
             return None
         st = stat_file(path)
