@@ -465,8 +465,9 @@ class Wiki:
 
     @property
     def pending_edits(self) -> int:
-        """Pages edited under the watcher that are searched through patched indexes until the
-        next refresh rebuilds them (retrieve/delta.py)."""
+        """Pages edited since the indexes were built that are searched through patched
+        indexes (taken in place by the watcher, or found at open in a large vault's cache)
+        until a refresh rebuilds them (retrieve/delta.py)."""
         return len(self._edits)
 
     @property
