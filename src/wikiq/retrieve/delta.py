@@ -1,5 +1,6 @@
-"""Pages edited under a running server, searchable at once: the indexes with a few pages'
-counts replaced, until the next full build.
+"""Pages edited since the indexes were built, searchable at once: the indexes with a few
+pages' counts replaced, until the next full build. Used by a running server's watcher for each
+edit, and by any process opening a large vault whose cache misses a few edits (wiki.py).
 
 A refresh rebuilds every index from the catalog: under a second on ob-wiki, ~46 s at a million
 pages (docs/BENCHMARKS.md, "Freshness under a running server"). An edit that keeps a page's
@@ -9,7 +10,8 @@ ones put in (`PatchedRows`), and the page's passages are new rows after the stor
 (`PatchedPassages`). The vault's statistics stay those of the last build (each term's IDF, the
 average length), as a search engine's segments keep theirs until they merge; a term no page
 had gets its IDF from the edited pages. The watcher builds the exact indexes once the vault is
-quiet (wiki.py), and they replace these.
+quiet (watching.py), and they replace these. What else an edit changes (a summary, tags, links
+to other pages, Stage 0's vector) is the old row's until then.
 """
 
 from __future__ import annotations
