@@ -75,8 +75,11 @@ def test_a_process_that_exits_while_a_thread_waits_for_a_child_stops_the_child()
 
     script = textwrap.dedent(
         """
-        import threading, time
+        import signal, threading, time
         from wikiq.vault.apart import run_apart
+
+        # As a web server's: SIGTERM only noted (a forked child keeps the handler).
+        signal.signal(signal.SIGTERM, lambda *_: None)
 
         def slow(report):
             time.sleep(60)

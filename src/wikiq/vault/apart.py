@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -74,9 +75,16 @@ def _stop_children() -> None:
     for child in list(_running):
         child.terminate()
         child.join(timeout=5)
+        if child.is_alive():  # a handler of its own after all: nothing of its work is kept
+            child.kill()
+            child.join(timeout=5)
 
 
 def _child(work: Callable[[Progress | None], Any], send: Connection, report: bool) -> None:
+    # A fork keeps the parent's signal handlers: a server's (uvicorn's) only note a SIGTERM
+    # and let the work go on, so the parent's `terminate` would not stop this child.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
     def progress(done: int, total: int) -> None:
         send.send(("progress", (done, total)))
 
