@@ -182,7 +182,7 @@ def _warm(wiki: Wiki, model: str | None) -> dict[str, Any]:
     """Build what every question needs; say which model answers (None: quoted from pages)."""
     catalog = wiki.catalog
     _ = catalog.by_path, catalog.resolver, catalog.graph, catalog.terms
-    _ = wiki.retriever.indexes
+    wiki.retriever.warm()  # the indexes and the passages' counts (and edits found at open)
     try:
         choice = wiki.choose_model(model)
     except WikiqError as err:  # shown on the page; each question reports it again
