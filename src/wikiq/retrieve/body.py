@@ -68,6 +68,11 @@ class BodyHits:
         return float((scores[0] - np.mean(scores[1:10])) / scores[0])
 
 
+def idf_of_df(n_docs: int, df: int) -> float:
+    """BM25's IDF of a term `df` of `n_docs` documents hold (as `bm25_parameters` computes it)."""
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
 def bm25_parameters(
     df: np.ndarray, doc_len: np.ndarray, k1: float, b: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -77,8 +82,12 @@ def bm25_parameters(
     n_docs = len(doc_len)
     avg = float(doc_len.mean()) if n_docs else 1.0
     idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-    norm = k1 * (1.0 - b + b * doc_len / max(avg, 1e-9))
-    return idf, norm.astype(np.float32)
+    return idf, length_norms(doc_len, avg, k1, b)
+
+
+def length_norms(doc_len: np.ndarray, average: float, k1: float, b: float) -> np.ndarray:
+    """Each document's k1 (1 - b + b length / average), float32."""
+    return (k1 * (1.0 - b + b * doc_len / max(average, 1e-9))).astype(np.float32)
 
 
 def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.ndarray:
@@ -435,7 +444,7 @@ class BodyIndex:
         return self._idf_of_df(df)
 
     def _idf_of_df(self, df: int) -> float:
-        return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+        return idf_of_df(self.n_docs, df)
 
     def _group_counts(
         self, ids: list[int], group: list[tuple[np.ndarray, np.ndarray]], held: np.ndarray

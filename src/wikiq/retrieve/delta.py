@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wikiq.retrieve.body import B, BodyIndex
+from wikiq.retrieve.body import B, BodyIndex, idf_of_df, length_norms
 from wikiq.retrieve.indexes import NAME_REPEAT, terms_of_names
 from wikiq.retrieve.passage_bm25 import PassageIndex
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, positions_in
 from wikiq.vault.page import page_path_for
 from wikiq.vault.reading import read_one
 from wikiq.vault.scan import stat_file
@@ -62,13 +62,12 @@ def read_edits(
         except ValueError:
             return None
         i = rows.get(path) if rows is not None else catalog.by_path.get(page_path_for(file))
-        if i is None or catalog.pages[i].file != file:
+        if i is None:
             return None
-        st = stat_file(path)
-        if st is None:
+        old, st = catalog.pages[i], stat_file(path)
+        if old.file != file or st is None:
             return None
         page, terms = read_one(root, file, st)
-        old = catalog.pages[i]
         if page.problem or any(getattr(page, f) != getattr(old, f) for f in KEPT_FIELDS):
             return None
         edits[i] = terms
@@ -155,11 +154,6 @@ def _new_terms(base: Mapping[str, int], pages: Iterable[Counts]) -> Counter[str]
     return df
 
 
-def _idf(n_docs: int, df: int) -> float:
-    # BM25's IDF as bm25_parameters computes it (retrieve/body.py).
-    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-
-
 def _average_length(norm: np.ndarray, k1: float, known: Iterable[tuple[int, float]]) -> float | None:
     """The average length the stored norms were computed with, from a row whose length is
     known: norm = k1 (1 - b + b length / average), solved for the average (None when no row
@@ -172,10 +166,7 @@ def _average_length(norm: np.ndarray, k1: float, known: Iterable[tuple[int, floa
 
 
 def _norms(lengths: Iterable[float], average: float, k1: float) -> np.ndarray:
-    return np.asarray(
-        [k1 * (1.0 - B + B * length / max(average, 1e-9)) for length in lengths],
-        dtype=np.float32,
-    )
+    return length_norms(np.fromiter(lengths, dtype=np.float32), average, k1, B)
 
 
 def patched_body(
@@ -193,7 +184,7 @@ def patched_body(
     ids = ExtendedIds(index.term_ids, len(index.idf), added)
     n = index.n_docs
     idf = np.concatenate(
-        [index.idf, np.asarray([_idf(n, df) for df in added.values()], dtype=np.float32)]
+        [index.idf, np.asarray([idf_of_df(n, df) for df in added.values()], dtype=np.float32)]
     )
     share = np.asarray([df / max(n, 1) for df in added.values()], dtype=index.doc_share.dtype)
     norm = index.norm.copy()  # 4 MB at a million pages
@@ -282,16 +273,15 @@ def _held(sorted_rows: np.ndarray, pages: np.ndarray) -> np.ndarray:
     """Which of `pages` the sorted `sorted_rows` hold."""
     if not len(sorted_rows):
         return np.zeros(len(pages), dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_rows, pages), len(sorted_rows) - 1)
-    return sorted_rows[at] == pages
+    return positions_in(sorted_rows, pages)[1]
 
 
 def _held_mask(sorted_rows: np.ndarray, pages: np.ndarray) -> np.ndarray:
     """A mask over `sorted_rows`: True where the entry is one of `pages`."""
     mask = np.zeros(len(sorted_rows), dtype=bool)
     if len(sorted_rows):
-        at = np.minimum(np.searchsorted(sorted_rows, pages), len(sorted_rows) - 1)
-        mask[at[sorted_rows[at] == pages]] = True
+        at, held = positions_in(sorted_rows, pages)
+        mask[at[held]] = True
     return mask
 
 
@@ -337,7 +327,7 @@ class PatchedPassages(PassageIndex):
         fresh = PassageIndex.__new__(PassageIndex)
         fresh.term_ids = ids  # type: ignore[assignment]
         fresh.idf = np.concatenate(
-            [base.idf, np.asarray([_idf(n_passages, df) for df in added.values()], np.float32)]
+            [base.idf, np.asarray([idf_of_df(n_passages, df) for df in added.values()], np.float32)]
         )
         fresh.norm = _norms((float(v.sum()) for _, v in counts), average, base.k1)
         fresh.k1 = base.k1
