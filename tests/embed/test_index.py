@@ -200,3 +200,22 @@ def test_an_index_written_with_text_arrays_still_loads(vault: Path) -> None:
     np.savez(path, **parts)
     index = load_index(path)
     assert index is not None and len(index.vectors) == 4 and index.model == "fake:bow"
+
+
+def test_a_save_removes_the_half_written_file_a_killed_build_left(tmp_path: Path) -> None:
+    import time
+
+    from wikiq.embed.index import EmbeddingIndex
+    from wikiq.vault import store
+
+    path = tmp_path / "index.npz"
+    left = tmp_path / "index.npzq1w2e3.tmp"
+    left.write_bytes(b"half an index")
+    hours_ago = time.time() - 2 * store.STALE_TEMP_SECONDS
+    os.utime(left, (hours_ago, hours_ago))
+    index = EmbeddingIndex(model="fake", text="lead", dim=2)
+    index.vectors["a"] = np.ones((1, 2), dtype=np.float32)
+    index.keys["a"], index.digests["a"] = "k", "d"
+    assert index.save(path) > 0
+    assert load_index(path) is not None
+    assert not left.exists()

@@ -29,6 +29,7 @@ from wikiq.vault.cache import vault_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.page import Page
+from wikiq.vault.store import remove_stale_temps
 
 INDEX_FORMAT = 1
 INDEX_FILE = "embeddings.npz"
@@ -109,6 +110,7 @@ class EmbeddingIndex:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        remove_stale_temps(path)  # a build killed while saving left its half-written file
         return path.stat().st_size
 
 

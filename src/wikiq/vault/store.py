@@ -455,7 +455,7 @@ def _write(path: Path, value: Any, classes: Iterable[type]) -> bool:
                 os.unlink(tmp)
     except OSError:
         return False
-    _remove_stale_temps(path)
+    remove_stale_temps(path)
     return True
 
 
@@ -464,9 +464,10 @@ def _write(path: Path, value: Any, classes: Iterable[type]) -> bool:
 STALE_TEMP_SECONDS = 3600.0
 
 
-def _remove_stale_temps(path: Path) -> None:
+def remove_stale_temps(path: Path) -> None:
     """Delete what a process killed while saving `path` left beside it (`path.name` + random +
-    `.tmp`: at a million pages, hundreds of MB each, never read and never cleaned up)."""
+    `.tmp`, as `tempfile.mkstemp` names it: at a million pages, hundreds of MB each, never read
+    and never cleaned up). Called after a save of `path` succeeded."""
     import glob
 
     now = time.time()
