@@ -21,7 +21,13 @@ from wikiq.errors import EmptyQuestion
 from wikiq.retrieve.cascade import KeywordSource, Retriever, RetrieverSettings
 from wikiq.retrieve.indexes import RetrievalIndexes
 from wikiq.retrieve.result import Retrieval
-from wikiq.vault.catalog import Catalog, Progress, open_catalog, vault_changes
+from wikiq.vault.catalog import (
+    LEAN_FROM_PAGES,
+    Catalog,
+    Progress,
+    open_catalog,
+    vault_changes,
+)
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.scan import VaultScan
@@ -45,7 +51,7 @@ if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the firs
 REFRESH_INTERVAL = 1.0
 # From this many pages a watcher's refresh is done by a forked child (`_refreshed_apart`): the
 # child's work holds no lock this process needs, and its memory goes with it.
-REFRESH_APART_FROM = 50_000
+REFRESH_APART_FROM = LEAN_FROM_PAGES  # where a first read is done apart too
 log = logging.getLogger("wikiq")
 
 
