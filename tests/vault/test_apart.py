@@ -92,3 +92,45 @@ def test_a_process_that_exits_while_a_thread_waits_for_a_child_stops_the_child()
     started = time.monotonic()
     subprocess.run([sys.executable, "-c", script], check=True, timeout=50)
     assert time.monotonic() - started < 15
+
+
+def test_a_child_ends_when_its_parent_is_killed(tmp_path) -> None:
+    """A server killed outright (SIGKILL: no exit hook runs) during a refresh its watcher gave
+    to a child must not leave the child working on, holding the server's port (Linux)."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    child_pid = tmp_path / "child.pid"
+    script = textwrap.dedent(
+        f"""
+        import os, time
+        from wikiq.vault.apart import run_apart
+
+        def slow(report):
+            open({str(child_pid)!r}, "w").write(str(os.getpid()))
+            time.sleep(60)
+            return 1
+
+        run_apart(slow, None)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 30
+        while not (child_pid.exists() and child_pid.read_text()):
+            assert time.monotonic() < deadline, "the child never started"
+            time.sleep(0.05)
+        pid = int(child_pid.read_text())
+        assert _alive(pid)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the child outlived its killed parent"
+    finally:
+        parent.kill()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -42,7 +43,7 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
         atexit.register(_stop_children)
         _stop_at_exit.append(True)
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(work, send, progress is not None))
+    child = context.Process(target=_child, args=(work, send, progress is not None, os.getpid()))
     try:
         child.start()
     except OSError:
@@ -71,6 +72,26 @@ def run_apart(work: Callable[[Progress | None], R], progress: Progress | None) -
     return result[0] if result and child.exitcode == 0 else None
 
 
+def _end_with_parent(parent: int) -> None:
+    """Have the kernel stop this child when its parent dies without its exit hook (SIGKILL,
+    a crash): a server's refresh child would otherwise work on for a minute holding the
+    server's listening socket, so a server started again could not take the port (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
 def _stop_children() -> None:
     for child in list(_running):
         child.terminate()
@@ -80,10 +101,13 @@ def _stop_children() -> None:
             child.join(timeout=5)
 
 
-def _child(work: Callable[[Progress | None], Any], send: Connection, report: bool) -> None:
+def _child(
+    work: Callable[[Progress | None], Any], send: Connection, report: bool, parent: int
+) -> None:
     # A fork keeps the parent's signal handlers: a server's (uvicorn's) only note a SIGTERM
     # and let the work go on, so the parent's `terminate` would not stop this child.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _end_with_parent(parent)
 
     def progress(done: int, total: int) -> None:
         send.send(("progress", (done, total)))
