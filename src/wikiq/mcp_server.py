@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -61,8 +62,10 @@ def instructions_for(wiki: Wiki) -> str:
     )
 
 
-def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
-    """An MCP server over one opened vault. `model`: a `provider:model` spec, else the configured one."""
+def build_server(wiki: Wiki, *, model: str | None = None, warm: bool = False) -> MCPServer:
+    """An MCP server over one opened vault. `model`: a `provider:model` spec, else the
+    configured one. `warm`: build the indexes now, on a thread, while the client connects."""
+    ready = _warm_in_background(wiki) if warm else _nothing
     server: MCPServer = MCPServer(
         name="wikiq",
         title=f"wikiq — {wiki.location.vault.name}",
@@ -90,7 +93,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
     def ask(
         question: str, history: list[dict[str, str]] | None = None, details: bool = False
     ) -> dict[str, Any]:
-        return _guard("answer the question", lambda: _ask(wiki, question, history, model, details))
+        return _guard("answer the question", lambda: _ask(wiki, question, history, model, details), ready)
 
     @server.tool(
         description=(
@@ -108,7 +111,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
             result = wiki.search(question, k=max(1, min(int(k), 50)))
             return result.to_dict(str(location.vault), location.wiki_folder)
 
-        return _guard("search the vault", run)
+        return _guard("search the vault", run, ready)
 
     @server.tool(
         description=(
@@ -131,7 +134,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
                 return read_note(catalog, scan, path, max_chars=max_chars, offset=offset).to_dict()
             return pages.read_page(catalog, path, max_chars=max_chars, offset=offset).to_dict()
 
-        return _guard("read the page", run)
+        return _guard("read the page", run, ready)
 
     @server.tool(
         description=(
@@ -150,6 +153,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
             lambda: pages.list_pages(
                 _fresh(wiki), type=type, prefix=prefix, offset=offset, limit=limit
             ),
+            ready,
         )
 
     @server.resource(
@@ -159,6 +163,7 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
         mime_type="text/markdown",
     )
     def page_resource(path: str) -> str:
+        ready()
         return _page_text(wiki, path)
 
     if len(catalog) <= MAX_LISTED_RESOURCES:
@@ -170,14 +175,39 @@ def build_server(wiki: Wiki, *, model: str | None = None) -> MCPServer:
                     title=page.title,
                     description=f"{page.type or 'page'}: {page.summary}"[:200],
                     mime_type="text/markdown",
-                    fn=_page_reader(wiki, page.path),
+                    fn=_page_reader(wiki, page.path, ready),
                 )
             )
     return server
 
 
-def _page_reader(wiki: Wiki, path: str) -> Callable[[], str]:
-    return lambda: _page_text(wiki, path)
+def _page_reader(wiki: Wiki, path: str, ready: Callable[[], None]) -> Callable[[], str]:
+    def read() -> str:
+        ready()
+        return _page_text(wiki, path)
+
+    return read
+
+
+def _warm_in_background(wiki: Wiki) -> Callable[[], None]:
+    """Start building what every question needs (seconds on a large vault) while the client
+    connects; returns what a tool call waits on first. Waiting, rather than working beside it,
+    means one build, and no two threads importing the same modules at once (scipy's imports
+    fail half-done then). A failure is left for the call to meet again and report."""
+
+    def warm() -> None:
+        try:
+            wiki.warm()
+        except Exception:
+            log.debug("wikiq: warming the indexes failed", exc_info=True)
+
+    thread = threading.Thread(target=warm, name="wikiq-warm", daemon=True)
+    thread.start()
+    return thread.join
+
+
+def _nothing() -> None:
+    return None
 
 
 def _fresh(wiki: Wiki) -> Catalog:
@@ -235,9 +265,11 @@ def _ask(
     return {k: data[k] for k in ASK_FIELDS if k in data}
 
 
-def _guard(doing: str, run: Callable[[], T]) -> T:
-    """Run a tool body; a user-fixable error or a crash becomes one sentence for the client."""
+def _guard(doing: str, run: Callable[[], T], ready: Callable[[], None]) -> T:
+    """Run a tool body once the server is `ready`; a user-fixable error or a crash becomes
+    one sentence for the client."""
     try:
+        ready()
         return run()
     except ToolError:
         raise

@@ -73,6 +73,7 @@ class Wiki:
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._patch_lock = threading.Lock()  # edits taken in place, and a refresh's swap
+        self._first_build_lock = threading.Lock()  # taken before the two above
         self._checked = time.monotonic()  # when the vault was last compared with the catalog
         self._check_seconds = 0.0  # how long that comparison took (the watcher's pace)
         self._use_cache = True  # how `open` read the catalog, to read it again
@@ -116,10 +117,21 @@ class Wiki:
         if self._building is not None:
             self._follow_build()
         if self._retriever is None:
-            retriever = self._new_retriever(self.catalog)
-            retriever.replaces, self._replaced = self._replaced, None
-            self._retriever = self._with_edits_found(retriever)
+            # One build: a server warming it on one thread while a first question arrives on
+            # another would otherwise build the indexes twice (at a million pages, ~1 GB more).
+            with self._first_build_lock:
+                if self._retriever is None:
+                    retriever = self._new_retriever(self.catalog)
+                    retriever.replaces, self._replaced = self._replaced, None
+                    self._retriever = self._with_edits_found(retriever)
         return self._retriever
+
+    def warm(self) -> None:
+        """Build now what every question needs (the catalog's tables, the indexes, the
+        passages' counts), so that a server's first question does not wait for them."""
+        catalog = self.catalog
+        _ = catalog.by_path, catalog.resolver, catalog.graph, catalog.terms
+        self.retriever.warm()
 
     def _with_edits_found(self, retriever: Retriever) -> Retriever:
         """`retriever` with the edits its catalog left to it (`Catalog.edited`: a large

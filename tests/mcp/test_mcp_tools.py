@@ -191,3 +191,32 @@ def test_read_page_never_reads_a_note_that_links_out_of_the_vault(
     assert leak.is_error and "hunter2" not in leak.content[0].text
     assert "hunter2" not in str(found)
     assert kept["type"] == "source-note" and "inside the vault" in kept["body"]
+
+
+def test_a_server_warming_the_indexes_and_a_first_question_build_them_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`wikiq mcp` warms the indexes on a thread while the client connects; a question that
+    arrives meanwhile waits for that build instead of starting a second one beside it."""
+    import threading
+    import time
+
+    monkeypatch.setenv("WIKIQ_EMBED", "off")
+    wiki = Wiki.open(DEMO, use_cache=False)
+    builds: list[int] = []
+    new_retriever = Wiki._new_retriever
+
+    def slow_build(self: Wiki, catalog: object) -> object:
+        builds.append(1)
+        time.sleep(0.3)  # long enough for the question below to arrive during the build
+        return new_retriever(self, catalog)
+
+    monkeypatch.setattr(Wiki, "_new_retriever", slow_build)
+    build_server(wiki, warm=True)
+    found = wiki.search("gravity assist")  # a Python caller: it does not wait for the warm-up
+    for thread in threading.enumerate():
+        if thread.name == "wikiq-warm":
+            thread.join(timeout=30)
+
+    assert found.results[0].path == "concepts/gravity-assist"
+    assert builds == [1]

@@ -148,7 +148,7 @@ def mcp_command(
     if http:
         _check_port(port, host)
     _index_in_background(wiki, auto_index, quiet=not http)
-    server = build_server(wiki, model=model)
+    server = build_server(wiki, model=model, warm=True)
     wiki.watch()  # pages edited while the agent works are seen (a daemon thread)
     try:
         _run_mcp(server, wiki, http, host, port, token)

@@ -180,9 +180,7 @@ def _resolver(wiki: Wiki) -> Resolve:
 
 def _warm(wiki: Wiki, model: str | None) -> dict[str, Any]:
     """Build what every question needs; say which model answers (None: quoted from pages)."""
-    catalog = wiki.catalog
-    _ = catalog.by_path, catalog.resolver, catalog.graph, catalog.terms
-    wiki.retriever.warm()  # the indexes and the passages' counts (and edits found at open)
+    wiki.warm()
     try:
         choice = wiki.choose_model(model)
     except WikiqError as err:  # shown on the page; each question reports it again
