@@ -33,7 +33,7 @@ from wikiq.vault.notes import SourcesSetting
 from wikiq.vault.scan import VaultScan
 from wikiq.vault.store import deferred_saves, saves_at_once, settle_prefetch
 from wikiq.vault.terms import FieldTerms
-from wikiq.watching import Watcher
+from wikiq.watching import WATCH_SHARE, Watcher
 
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, Turn
@@ -566,9 +566,11 @@ class Wiki:
 
     def keep_fresh(self) -> None:
         """`refresh()` before a question, unless a watcher already keeps the catalog fresh
-        off the question's path."""
+        off the question's path. At the watcher's own pace: the vault is compared again only
+        after ten times as long as the last comparison took (a million pages take 2.7 s to
+        compare, so a loop of questions is not mostly comparisons)."""
         if not self._watching:
-            self.refresh()
+            self.refresh(min_interval=max(REFRESH_INTERVAL, WATCH_SHARE * self._check_seconds))
 
     def refresh(self, *, min_interval: float = REFRESH_INTERVAL) -> bool:
         """Take in pages added, edited, renamed or deleted since the catalog was read: a stat

@@ -58,6 +58,38 @@ def test_pages_changed_under_a_running_server_are_seen_within_two_seconds(tmp_pa
     wiki.close()
 
 
+def test_questions_in_a_loop_compare_the_vault_at_the_pace_its_comparison_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a watcher, each question compares the vault with the catalog, but no sooner
+    than ten times as long as the last comparison took: at a million pages a comparison
+    takes 2.7 s, and a loop of questions must not spend its time comparing."""
+    import wikiq.wiki as wiki_module
+
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO, vault)
+    wiki = Wiki.open(vault)
+    compared: list[float] = []
+    changes = wiki_module.vault_changes
+
+    def slow_changes(catalog: object) -> object:
+        compared.append(time.monotonic())
+        time.sleep(0.2)  # a large vault's comparison
+        return changes(catalog)
+
+    monkeypatch.setattr(wiki_module, "vault_changes", slow_changes)
+    wiki.refresh(min_interval=0)  # timed once
+    started = time.monotonic()
+    while time.monotonic() - started < 1.5:  # questions for 1.5 s (a 1 s pace would compare
+        wiki.search("gravity assist")  # twice more; 10 x 0.2 s allows none)
+    assert len(compared) == 1
+
+    (vault / "wiki" / "concepts" / "zorblax.md").write_text(ZORBLAX)
+    time.sleep(max(0.0, 2.1 - (time.monotonic() - compared[0])))  # ten times the comparison
+    assert wiki.search("zorblax quasar").results[0].path == "concepts/zorblax"
+    assert len(compared) == 2
+
+
 def test_an_unchanged_vault_is_not_read_again(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     shutil.copytree(DEMO, vault)
