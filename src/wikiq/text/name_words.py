@@ -21,9 +21,10 @@ from wikiq.text.tokenize import tag_words
 _WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
 # A capital after these (or at the very start) may only begin a sentence.
 _SENTENCE_START = re.compile(r"(^|[.!?:;¿¡。！？：；\"“”'‘’(（\[\n])\s*$")
-# jieba's part-of-speech tags for proper nouns: person (nr, nrfg, nrt), place, organisation,
-# other proper noun.
-_PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
+# jieba's part-of-speech tags for proper nouns: person (nr, nrfg, nrt), place, organisation.
+# Not "other proper noun" (nz): jieba gives it to compounds of everyday words ("图片格式",
+# "新手机", "长文", "小桌子"), which a page may well say in other words.
+_PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt"})
 # "库里" (in the vault) is tagged as the name Curry: one character, or a word the vault knows,
 # with 里/上/中… after it is a place *in* something, not a name.
 _LOCATIVE = frozenset("里上中内外下")
