@@ -26,4 +26,16 @@ NATURAL_SETS: dict[str, tuple[Path, Path]] = {
         ("ob-wiki", "ob-wiki"),
     )
 }
-ALL_SETS: dict[str, tuple[Path, Path]] = {**DEV_SETS, **NATURAL_SETS}
+# Questions of the same kinds written apart from the dev sets, by writers who saw neither the
+# dev questions nor the code (bench/natural2, 2026-12-05): how the dev figures carry over to
+# questions written by others, as the hidden sets are. Check on them; do not tune on them.
+FRESH_SETS: dict[str, tuple[Path, Path]] = {
+    f"fresh-{name}": (BENCH / folder, Path(__file__).resolve().parent / "natural2" / f"{name}.jsonl")
+    for name, folder in (
+        ("obsidian-help-en", "obsidian-help/en"),
+        ("obsidian-help-zh", "obsidian-help/zh"),
+        ("ai-operator-wiki", "ai-operator-wiki"),
+        ("ob-wiki", "ob-wiki"),
+    )
+}
+ALL_SETS: dict[str, tuple[Path, Path]] = {**DEV_SETS, **NATURAL_SETS, **FRESH_SETS}
