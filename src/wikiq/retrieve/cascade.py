@@ -58,7 +58,7 @@ from wikiq.vault.terms import match_terms
 
 if TYPE_CHECKING:  # loaded where used: abbreviations and the glossary serve few questions
     from wikiq.retrieve.abbreviations import Abbreviations
-    from wikiq.text.glossary import Glossary
+    from wikiq.text.glossary import EnglishChinese, Glossary
 
 __all__ = ["MODES", "KeywordSource", "Mode", "Retriever", "RetrieverSettings", "SemanticSource"]
 
@@ -80,8 +80,9 @@ class _Evidence:
     sem: list[tuple[int, float]]
     text: BodyHits = field(default_factory=BodyHits.empty)  # BM25 with titles counted in
     text_terms: list[str] = field(default_factory=list)  # the question's content terms
-    # A Chinese question over a vault mostly in other languages, searched through the
-    # glossary (retrieve/translation.py); empty otherwise.
+    # A Chinese question over a vault mostly in other languages, or an English question over
+    # a mostly Chinese vault, searched through the glossary (retrieve/translation.py); empty
+    # otherwise.
     translated: BodyHits = field(default_factory=BodyHits.empty)
     passages: list[int] = field(default_factory=list)  # pages, by their best passage
 
@@ -582,18 +583,40 @@ class Retriever:
         return replace(ev, sem=sem)
 
     def _translated(self, question: str, terms: list[str], limit: int) -> BodyHits:
-        """The glossary's search for a Chinese question over a mostly non-Chinese vault."""
+        """The glossary's search for a question in the language its vault is not written in:
+        a Chinese question over a mostly non-Chinese vault, an English one over a mostly
+        Chinese vault (the glossary read backwards)."""
         s, ix = self.settings, self.indexes
-        if s.rrf_translated <= 0 or ix.languages.share_of("zh") >= s.translate_below_share:
+        if s.rrf_translated <= 0:
             return BodyHits.empty()
-        if detect_language(question) != "zh":
-            return BodyHits.empty()
-        glossary = self._glossary()
-        if glossary is None:
-            return BodyHits.empty()
-        from wikiq.retrieve.translation import translated_groups
+        chinese_vault = ix.languages.share_of("zh") >= s.translate_below_share
+        language = detect_language(question)
+        from wikiq.retrieve import translation
 
-        return ix.text.search_groups(translated_groups(terms, glossary, ix.text), limit=limit)
+        if language == "zh" and not chinese_vault:
+            glossary = self._glossary()
+            if glossary is None:
+                return BodyHits.empty()
+            groups = translation.translated_groups(terms, glossary, ix.text)
+        elif language == "en" and chinese_vault:
+            inverse = self._inverse_glossary()
+            if inverse is None:
+                return BodyHits.empty()
+            groups = translation.english_groups(terms, inverse, ix.text)
+        else:
+            return BodyHits.empty()
+        return ix.text.search_groups(groups, limit=limit)
+
+    def _inverse_glossary(self) -> EnglishChinese | None:
+        """English → Chinese, from its table in the cache folder when the catalog is cached."""
+        from wikiq.retrieve.translation import sense_terms
+        from wikiq.text.glossary import english_chinese
+        from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
+        from wikiq.vault.cache import shared_cache_dir
+
+        cache = self.catalog.cache_file
+        folder = shared_cache_dir(cache, "glossary") if cache is not None else None
+        return english_chinese(sense_terms, TOKENIZER_FINGERPRINT, folder)
 
     def _glossary(self) -> Glossary | None:
         """CC-CEDICT, from its table in the cache folder when the catalog is cached."""

@@ -139,8 +139,9 @@ class RetrieverSettings:
     rrf_sem: float = 2.0
     rrf_keywords: float = 1.0  # titles the model's keywords name (Stage 2), when the text is unsure
     rrf_graph: float = 0.5
-    # A Chinese question over a vault less than `translate_below_share` Chinese is searched
-    # through the glossary too (retrieve/translation.py), weighted as the text is.
+    # A Chinese question over a vault less than `translate_below_share` Chinese, and an
+    # English question over a vault at least that Chinese, are searched through the glossary
+    # too (retrieve/translation.py), weighted as the text is.
     rrf_translated: float = 2.0
     translate_below_share: float = 0.5
     rrf_parts: float = 0.5  # each part of a question that asks two things, searched alone

@@ -9,19 +9,24 @@ glossary and a Chinese question over an English vault relies on Stage 0 alone. G
 folder, the parsed dictionary is kept there as a sorted table (text/sorted_table.py) that opens
 in a millisecond instead of being parsed again by every process.
 
+The other way, English → Chinese, is the same dictionary read backwards (`english_chinese`):
+an English word → the Chinese words one of whose first senses is that word, or a phrase of two
+words holding it ("server" → 服务器, "location" → 位置, 地点, 所在地).
+
 Only the lookup lives here. Which words of a question are translated, and how the senses are
 searched, is retrieval's business (retrieve/translation.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from wikiq.text.scripts import HAN
+from wikiq.text.scripts import HAN, has_han
 from wikiq.text.sorted_table import SortedTable, write_sorted_table
 
 # "简体 繁體 [pin1 yin1] /sense one/sense two/": simplified after traditional in the file.
@@ -95,6 +100,68 @@ class Glossary:
             else:
                 i += 1
         return out
+
+
+# The English side of the inverse: a Chinese word is found by its first INVERSE_SENSES senses,
+# each of at most INVERSE_SENSE_WORDS content words (a sense that is a whole sentence names
+# no one word). Natural dev and fresh cross-language questions (docs/BENCHMARKS.md): one or
+# two words 0.818 on the fresh sets, three 0.773.
+INVERSE_SENSES = 3
+INVERSE_SENSE_WORDS = 2
+_INVERSE_FORMAT = 1
+
+
+def invert(glossary: Glossary, terms: Callable[[str], list[str]]) -> dict[str, str]:
+    """English term → the Chinese words whose short senses hold it, best first (an earlier
+    sense, then a sense of fewer words, then a shorter word), "/"-joined. `terms` turns a
+    sense into the terms the vault's index uses (content words, stemmed)."""
+    found: dict[str, set[tuple[int, int, int, str]]] = {}
+    for word in glossary.entries:
+        if not has_han(word):
+            continue
+        for i, sense in enumerate(glossary.senses(word)[:INVERSE_SENSES]):
+            words = terms(sense)
+            if 1 <= len(words) <= INVERSE_SENSE_WORDS:
+                for term in words:
+                    found.setdefault(term, set()).add((i, len(words), len(word), word))
+    return {
+        term: _SEP.join(dict.fromkeys(w for *_, w in sorted(ranked)))
+        for term, ranked in found.items()
+    }
+
+
+class EnglishChinese:
+    """English term → Chinese words (the glossary read backwards, `invert`)."""
+
+    def __init__(self, entries: Mapping[str, str]) -> None:
+        self._entries = entries
+
+    def words(self, term: str) -> list[str]:
+        raw = self._entries.get(term)
+        return raw.split(_SEP) if raw else []
+
+
+@lru_cache(maxsize=4)
+def english_chinese(
+    terms: Callable[[str], list[str]], version: str, cache_dir: Path | None = None
+) -> EnglishChinese | None:
+    """The inverse glossary, or None without CC-CEDICT. Kept as a sorted table in
+    `cache_dir` beside the glossary's (building it reads the whole dictionary: ~2 s), named
+    after `version`, the tokenizer's, since `terms` decides its keys."""
+    glossary = chinese_english(cache_dir)
+    if glossary is None:
+        return None
+    if cache_dir is None:
+        return EnglishChinese(invert(glossary, terms))
+    table = cache_dir / f"english-chinese-{len(glossary)}-{version}-v{_INVERSE_FORMAT}.tsv"
+    try:
+        return EnglishChinese(SortedTable(table))
+    except (OSError, ValueError):
+        pass
+    inverse = invert(glossary, terms)
+    with contextlib.suppress(OSError):  # an unwritable cache: used from memory this time
+        write_sorted_table(inverse, table)
+    return EnglishChinese(inverse)
 
 
 def read_cedict(text: str) -> Glossary:
