@@ -9,8 +9,8 @@ import scipy.sparse as sp
 from tests.retrieve.conftest import CatalogFactory, page
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.cascade import Retriever
-from wikiq.sparse import CSR
 from wikiq.retrieve.translation import sense_terms
+from wikiq.sparse import CSR
 from wikiq.text.glossary import chinese_english, invert, read_cedict
 from wikiq.vault.terms import TermIndex
 
