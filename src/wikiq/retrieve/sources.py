@@ -8,6 +8,7 @@ cover but one note clearly does is covered under its own arm, `Src+PPR`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,6 +25,11 @@ RRF_K = 60
 THROUGH_PAGES = 3  # the notes linked from this many best pages form the second way in
 THROUGH_WEIGHT = 1.0  # its weight in the fusion, as the direct search (plain RRF)
 THROUGH_FLOOR = 0.5  # a linked note counts when its best chunk scores this share of the best
+# A question in the language the notes are not written in, searched through the glossary
+# (retrieve/translation.py): a third list, weighted as the direct search.
+TRANSLATED_WEIGHT = 1.0
+# The question's word groups in an index's own terms (Retriever._translation).
+Translation = Callable[[BodyIndex], list[list[str]]]
 MAX_SOURCES = 8
 # The notes cover a question the pages do not when the coverage model, read on chunks, is at
 # least this sure. Not the pages' 0.5: a question about a name only the notes mention is
@@ -68,9 +74,16 @@ class NoteSearch:
                     self.page_notes.setdefault(page, []).append(n)
 
     def find(
-        self, question: str, pages: list[str], *, k: int = MAX_SOURCES
+        self,
+        question: str,
+        pages: list[str],
+        *,
+        k: int = MAX_SOURCES,
+        translation: Translation | None = None,
     ) -> tuple[list[SourceExcerpt], NoteEvidence]:
-        """The best excerpt of each of the best notes, and the notes' evidence."""
+        """The best excerpt of each of the best notes, and the notes' evidence. `translation`:
+        for a question in the language the vault is not written in, its word groups in the
+        notes' terms (the glossary's), searched as a third list."""
         terms = content_terms(match_terms(question))
         # Every chunk is ranked (a linked note's rank counts however far down it is), but
         # only the best three chunks' coverage is read (the evidence's features).
@@ -81,8 +94,11 @@ class NoteSearch:
         evidence = self._evidence(hits, evidence_words)
         best = self._best_chunks(hits)
         through = self._through_pages(pages, best)
+        rankings = [(best.direct, 1.0), (np.asarray(through, np.int64), THROUGH_WEIGHT)]
+        if translation is not None:
+            rankings.append((self._translated(translation, best), TRANSLATED_WEIGHT))
         fused = np.zeros(len(best.chunk))
-        for ranking, weight in ((best.direct, 1.0), (np.asarray(through, np.int64), THROUGH_WEIGHT)):
+        for ranking, weight in rankings:
             fused[ranking] += weight / (RRF_K + np.arange(1, len(ranking) + 1))  # each note once
         found = np.nonzero(fused > 0)[0]
         order = found[np.lexsort((found, -best.score[found], -fused[found]))][:k].tolist()
@@ -109,6 +125,17 @@ class NoteSearch:
         score[direct] = hits.scores[first]
         best_score = float(hits.scores[0]) if len(hits.scores) else 0.0
         return _BestChunks(direct, chunk, score, best_score)
+
+    def _translated(self, translation: Translation, best: _BestChunks) -> np.ndarray:
+        """The notes in the order of their best chunk for the question's translated word
+        groups; a note only they find gets that chunk as its excerpt."""
+        groups = translation(self.bm25)
+        if not groups:
+            return np.zeros(0, dtype=np.int64)
+        found = self._best_chunks(self.bm25.search_groups(groups, limit=max(self.bm25.n_docs, 1)))
+        new = found.direct[best.chunk[found.direct] < 0]
+        best.chunk[new], best.score[new] = found.chunk[new], 0.0
+        return found.direct
 
     def _through_pages(self, pages: list[str], best: _BestChunks) -> list[int]:
         """The notes the best pages link to, in the pages' order (the link is the evidence):
@@ -162,11 +189,17 @@ class NoteSearch:
         return all(t in ids for t in match_terms(word))
 
 
-def with_sources(retrieval: Retrieval, notes: NoteSearch, *, k: int = MAX_SOURCES) -> Retrieval:
+def with_sources(
+    retrieval: Retrieval,
+    notes: NoteSearch,
+    *,
+    k: int = MAX_SOURCES,
+    translation: Translation | None = None,
+) -> Retrieval:
     """`retrieval` with its source excerpts; a question the pages leave uncovered that one
     note clearly answers becomes covered, under its own arm."""
     pages = [r.path for r in retrieval.results]
-    sources, evidence = notes.find(retrieval.query, pages, k=k)
+    sources, evidence = notes.find(retrieval.query, pages, k=k, translation=translation)
     retrieval.sources = sources
     coverage = dict(retrieval.coverage)
     coverage["notes"] = evidence.to_dict()

@@ -108,22 +108,28 @@ class Glossary:
 # two words 0.818 on the fresh sets, three 0.773.
 INVERSE_SENSES = 3
 INVERSE_SENSE_WORDS = 2
-_INVERSE_FORMAT = 1
+_INVERSE_FORMAT = 2
+_SENSE_HEAD = re.compile(r"[,;]")
 
 
 def invert(glossary: Glossary, terms: Callable[[str], list[str]]) -> dict[str, str]:
     """English term → the Chinese words whose short senses hold it, best first (an earlier
-    sense, then a sense of fewer words, then a shorter word), "/"-joined. `terms` turns a
+    sense, then a sense of fewer words, then a word of two characters or more, then a
+    shorter word), "/"-joined. `terms` turns a
     sense into the terms the vault's index uses (content words, stemmed)."""
-    found: dict[str, set[tuple[int, int, int, str]]] = {}
+    found: dict[str, set[tuple[int, int, bool, int, str]]] = {}
     for word in glossary.entries:
         if not has_han(word):
             continue
         for i, sense in enumerate(glossary.senses(word)[:INVERSE_SENSES]):
-            words = terms(sense)
+            # A name's sense runs on after a comma ("Immanuel Kant, German philosopher"):
+            # the part before it is what the word translates.
+            words = terms(_SENSE_HEAD.split(sense, maxsplit=1)[0])
             if 1 <= len(words) <= INVERSE_SENSE_WORDS:
                 for term in words:
-                    found.setdefault(term, set()).add((i, len(words), len(word), word))
+                    # One character after longer words: "Chinese" is 中国籍 before 桧
+                    # ("Chinese juniper"), one character being many words' sense.
+                    found.setdefault(term, set()).add((i, len(words), len(word) == 1, len(word), word))
     return {
         term: _SEP.join(dict.fromkeys(w for *_, w in sorted(ranked)))
         for term, ranked in found.items()
