@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wikiq.text.han_singles import SINGLE_HAN_WORDS
+from wikiq.text.memo import Memo
 from wikiq.text.scripts import CJK_RUNS, SCRIPT_RUNS
 from wikiq.text.stemming import stem
 from wikiq.text.stopwords import CJK as _CJK_STOP
@@ -52,9 +53,7 @@ _WORD = re.compile(r"[^\W_]+")
 # ASCII text's words are its runs of [a-z0-9] once lowercased: translating every other
 # character to a space and splitting gives them ~25% quicker than a regex's findall (str's
 # translate has a fast path for ASCII to ASCII).
-_ASCII_WORDS = str.maketrans(
-    {c: (chr(c).lower() if chr(c).isalnum() else " ") for c in range(128)}
-)
+_ASCII_WORDS = str.maketrans({c: (chr(c).lower() if chr(c).isalnum() else " ") for c in range(128)})
 # Combining marks and the Indic/Southeast-Asian blocks: their vowel signs are not `\w` in
 # Python's `re`, so Hindi or Thai words would be cut at every vowel. The slower pattern
 # that keeps them is used only for text that has such characters.
@@ -207,11 +206,7 @@ class _Tokenizer:
                 self.out.append(whole)
 
     def han(self, han: str) -> None:
-        words = _cut(han)
-        # One-character words only when they are nouns or adjectives (text/han_singles.py).
-        self.out.extend(
-            [w for w in words if (len(w) > 1 or w in SINGLE_HAN_WORDS) and w not in _CJK_STOP]
-        )
+        self.out.extend(filter(_HAN_KEPT.__getitem__, _cut(han)))
 
 
 def _keeps(word: str) -> bool:
@@ -220,19 +215,16 @@ def _keeps(word: str) -> bool:
     return word not in _DROP and (len(word) > 1 or word.isdigit())
 
 
-class _KeptWords(dict[str, bool]):
-    """`_keeps` of each word seen, looked up in C (`filter(_KEPT.__getitem__, words)`): a
-    text repeats its words, and calling `_keeps` for every one of them cost a tenth of
-    reading a page. Emptied when it grows large: a vault has millions of distinct words."""
-
-    def __missing__(self, word: str) -> bool:
-        if len(self) >= 1 << 18:
-            self.clear()
-        kept = self[word] = _keeps(word)
-        return kept
+def _keeps_han(word: str) -> bool:
+    """Whether a word the segmenter cut is a token: one-character words only when they are
+    nouns or adjectives (text/han_singles.py), and no stop-words."""
+    return (len(word) > 1 or word in SINGLE_HAN_WORDS) and word not in _CJK_STOP
 
 
-_KEPT = _KeptWords()
+# Whether each word seen is a token: a text repeats its words, and calling `_keeps` for
+# every one of them cost a tenth of reading a page.
+_KEPT = Memo(_keeps)
+_HAN_KEPT = Memo(_keeps_han)
 
 
 def _ascii_tokens(text: str) -> list[str]:
