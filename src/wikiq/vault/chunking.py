@@ -92,54 +92,44 @@ def _blocks(text: str, start: int) -> list[_Block]:
     """The body as consecutive blocks: headings, fenced code, paragraphs (each with the blank
     lines after it); fences are found first so `# comment` in code is never a heading."""
     body = text[start:]
-    fences = [(start + s, start + e) for s, e in code_fence_spans(body)]
-    blocks: list[_Block] = []
-    fence_iter = iter(fences)
-    next_fence = next(fence_iter, None)
+    fences = iter([(start + s, start + e) for s, e in code_fence_spans(body)])
+    next_fence = next(fences, None)
+    # The blocks tile the body from the first one on: each ends where the next one starts
+    # (the blank lines after a block are its own), the last at the end of the text. So each
+    # is noted once, where it starts, and given its end at the end.
+    found: list[tuple[int, str, int, str, tuple[int, int] | None]] = []
+    in_paragraph = False
+    fence_end = start  # lines before this are in the code block found last
     pos = start
-    para_start = -1
-
-    def close_paragraph(at: int) -> None:
-        nonlocal para_start
-        if para_start >= 0:
-            blocks.append(_Block(para_start, at, "text"))
-            para_start = -1
-
-    lines = [(start + m.start(), start + m.end()) for m in _LINE.finditer(body)]
-    i = 0
-    while i < len(lines):
-        ls, le = lines[i]
-        if next_fence is not None and ls >= next_fence[0]:
-            close_paragraph(ls)
-            fs, fe = next_fence
-            end = _line_end(text, fe)
-            blocks.append(_Block(fs, end, "fence", fence=(fs, end)))
-            while i < len(lines) and lines[i][0] < end:
-                i += 1
-            next_fence = next(fence_iter, None)
-            pos = end
+    for line in body.split("\n"):  # (a last piece after a final newline is empty: blank)
+        ls, pos = pos, pos + len(line) + 1
+        if ls < fence_end:
             continue
-        line = text[ls:le]
+        if next_fence is not None and ls >= next_fence[0]:
+            fs, fe = next_fence
+            fence_end = _line_end(text, fe)
+            found.append((fs, "fence", 0, "", (fs, fence_end)))
+            in_paragraph = False
+            next_fence = next(fences, None)
+            continue
         if not line.strip():
-            if blocks or para_start >= 0:
-                close_paragraph(ls)
-                last = blocks[-1]
-                blocks[-1] = _Block(last.start, le, last.kind, last.level, last.title, last.fence)
-            i += 1
-            pos = le
+            in_paragraph = False  # blank lines belong to the block before them
             continue
         heading = _HEADING.match(line)
         if heading:
-            close_paragraph(ls)
-            blocks.append(
-                _Block(ls, le, "heading", len(heading.group(1)), (heading.group(2) or "").strip())
-            )
-        elif para_start < 0:
-            para_start = ls
-        i += 1
-        pos = le
-    close_paragraph(pos)
-    return blocks
+            title = (heading.group(2) or "").strip()
+            found.append((ls, "heading", len(heading.group(1)), title, None))
+            in_paragraph = False
+        elif not in_paragraph:
+            found.append((ls, "text", 0, "", None))
+            in_paragraph = True
+    if not found:
+        return []
+    ends = [block[0] for block in found[1:]] + [len(text)]
+    return [
+        _Block(bs, end, kind, level, title, fence)
+        for (bs, kind, level, title, fence), end in zip(found, ends, strict=True)
+    ]
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -169,6 +159,7 @@ def _chunk_spans(text: str, start: int, budget: int, overlap: int) -> list[_Span
             _emit(spans, text, cur_start, cur_end, cur_heading)
             cur_start = -1
 
+    heading = ""  # the path's titles joined, redone only when a heading changes the path
     for block in blocks:
         if block.kind == "heading":
             # A heading is the preferred place to cut, unless the chunk so far is short.
@@ -178,7 +169,7 @@ def _chunk_spans(text: str, start: int, budget: int, overlap: int) -> list[_Span
                 path.pop()
             if block.title:
                 path.append((block.level, block.title))
-        heading = " > ".join(title for _, title in path)
+            heading = " > ".join(title for _, title in path)
         reach = _reach(text, block)
         size = reach - block.start
         if size > budget:

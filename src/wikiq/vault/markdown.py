@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from wikiq.text.wiki_links import EMBED, HEADING, LABEL, TARGET, WIKI_LINK
+from wikiq.text.wiki_links import EMBED, HEADING, LABEL, LINK_PARTS, TARGET, WIKI_LINK
 from wikiq.vault.simple_yaml import load_simple
 
 
@@ -258,9 +258,9 @@ def link_targets(body: str, frontmatter_text: str = "", *, masked: str | None = 
     """The targets of `extract_links`, in the same order, without building a link for each
     (reading a vault needs only these: ~15% of parsing a page went into the links)."""
     return [
-        _target(groups[TARGET - 1])
+        _target(target)
         for text, _ in _texts_with_links(body, frontmatter_text, masked)
-        for groups in WIKI_LINK.findall(text)
+        for target, _heading, _label in LINK_PARTS.findall(text)
     ]
 
 

