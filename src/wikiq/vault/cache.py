@@ -213,11 +213,18 @@ class CatalogCache:
             "folder": self.location.wiki_folder,
         }
 
-    def save(self, catalog: CachedCatalog, terms: dict[str, TermIndex]) -> Path | None:
-        """Write the catalog and its term counts; a cache that cannot be written is skipped,
+    def save(
+        self,
+        catalog: CachedCatalog,
+        terms: dict[str, TermIndex],
+        *,
+        terms_saved: bool | None = None,
+    ) -> Path | None:
+        """Write the catalog and its term counts (unless the caller wrote them already:
+        `terms_saved` says whether that worked); a cache that cannot be written is skipped,
         never an error."""
         head = self._head()
-        ok = self.save_terms(terms, catalog.built_at)
+        ok = self.save_terms(terms, catalog.built_at) if terms_saved is None else terms_saved
         # Plain columns load several times faster than objects: pages as one column per
         # field, links as the graph's arrays, dead links as two lists.
         body = {
