@@ -32,6 +32,7 @@ NATURAL_SETS: dict[str, tuple[Path, Path]] = {
 FRESH_SETS: dict[str, tuple[Path, Path]] = {
     f"fresh-{name}": (BENCH / folder, Path(__file__).resolve().parent / "natural2" / f"{name}.jsonl")
     for name, folder in (
+        ("sample50", "sample50"),
         ("obsidian-help-en", "obsidian-help/en"),
         ("obsidian-help-zh", "obsidian-help/zh"),
         ("ai-operator-wiki", "ai-operator-wiki"),
