@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.support.cli import run_wikiq
+from wikiq.text.glossary import chinese_english
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "demo-vault"
@@ -31,6 +32,8 @@ def test_search_explain_shows_matched_words_seeds_and_signals() -> None:
     assert "Seeds" in res.stdout and "rank graph" in res.stdout
     assert "covered: yes  probability" in res.stdout and "text_coverage" in res.stdout
     assert "嫦娥" in res.stdout
+    # A Chinese question over an English vault: the glossary's channel is shown too.
+    assert "rank translated" in res.stdout or chinese_english() is None
 
 
 def test_uncovered_question_says_so() -> None:

@@ -87,6 +87,9 @@ SHORT_SIGNAL_NAMES = {
     "link_out": "out",
     "centrality": "cent",
     "rank_text": "text",
+    "rank_translated": "transl",
+    "rank_part0": "part1",
+    "rank_part1": "part2",
     "rank_lead": "lead",
     "rank_passages": "pass",
     "rank_names": "names",
@@ -173,6 +176,9 @@ def _print_sources(r: Retrieval, out: Console) -> None:
 # Open questions are ranked by reciprocal rank fusion: each channel's rank is what counts.
 RANK_SIGNALS = (
     "rank_text",
+    "rank_translated",
+    "rank_part0",
+    "rank_part1",
     "rank_lead",
     "rank_passages",
     "rank_names",
