@@ -51,8 +51,10 @@ def test_an_uncovered_question_says_so_in_one_line_under_the_banner(wiki: Wiki) 
     tokens = [e.text for e in events if isinstance(e, AnswerToken)]
     assert answer.pure_llm and answer.arm == "LLM+KB"
     assert tokens[0].startswith("> ⚠ **Not from your vault.**")
+    # The banner gives the decision's own reason, not a claim that no page matches.
+    assert answer.retrieval.reason in tokens[0] and "No page" not in tokens[0]
     body = answer.text.split("\n\n", 1)[1].strip()
-    assert body.startswith("Your vault has no page about this.") and "\n" not in body
+    assert body.startswith("Add notes on it") and "\n" not in body
     assert "[[" not in answer.text and answer.citations == [] and answer.references == []
 
 

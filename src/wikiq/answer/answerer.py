@@ -70,12 +70,15 @@ HINT_CANDIDATES = 16
 NOTE_TYPE = "source-note"  # a citation's type when it cites a source note, not a page
 _MESSAGE_OVERHEAD = 6  # tokens a chat template spends around each message
 
+# The banners say why the vault does not cover the question (the coverage decision's reason,
+# in English: "no page mentions 'Zotero', which the question asks about"), not that no page
+# matches: the closest pages are listed, and often match some of its words.
 BANNERS = {
     "en": (
-        "> ⚠ **Not from your vault — verify.** No page in your vault matches this question, "
-        "so this answer comes from the model's general knowledge.\n\n"
+        "> ⚠ **Not from your vault — verify.** Your vault does not cover this question "
+        "({reason}), so this answer comes from the model's general knowledge.\n\n"
     ),
-    "zh": "> ⚠ **并非来自你的知识库——请核实。** 知识库中没有与此问题匹配的页面，以下回答来自模型的通用知识。\n\n",
+    "zh": "> ⚠ **并非来自你的知识库——请核实。** 知识库没有涵盖这个问题，以下回答来自模型的通用知识。\n\n",
 }
 # An answer from pages that may cover the question only in part (coverage "uncertain").
 CAVEATS = {
@@ -85,9 +88,16 @@ CAVEATS = {
 # Pages named (never quoted, never cited) under an answer the vault does not cover.
 CLOSEST_PAGES = 3
 BANNERS_NO_MODEL = {
-    "en": "> ⚠ **Not from your vault.** No page in your vault matches this question.\n\n",
-    "zh": "> ⚠ **并非来自你的知识库。** 知识库中没有与此问题匹配的页面。\n\n",
+    "en": "> ⚠ **Not from your vault.** Your vault does not cover this question: {reason}.\n\n",
+    "zh": "> ⚠ **并非来自你的知识库。** 知识库没有涵盖这个问题。\n\n",
 }
+
+
+def _banner(banners: dict[str, str], language: str, reason: str) -> str:
+    """The not-covered banner in the answer's language, with the decision's reason."""
+    return banners.get(language, banners["en"]).format(
+        reason=reason or "too few of its words are on any page"
+    )
 
 
 @dataclass(frozen=True)
@@ -214,7 +224,7 @@ class Answerer:
         pure = run.retrieval.pure_llm
         shown: list[str] = []
         if pure:
-            banner = BANNERS.get(run.language, BANNERS["en"])
+            banner = _banner(BANNERS, run.language, run.retrieval.reason)
             shown.append(banner)
             yield AnswerToken(banner)
         elif run.retrieval.covered == "uncertain":
@@ -350,7 +360,7 @@ class Answerer:
         shown: list[str] = []
         notes: dict[str, str] = {}  # the source note quoted, if any: path -> title
         if run.retrieval.pure_llm:
-            banner = BANNERS_NO_MODEL.get(run.language, BANNERS_NO_MODEL["en"])
+            banner = _banner(BANNERS_NO_MODEL, run.language, run.retrieval.reason)
             shown.append(banner)
             yield AnswerToken(banner)
             plugin = words["plugin"] if self.catalog.location.layout == "llm-wiki" else ""

@@ -49,8 +49,8 @@ LABELS = {
         # Words that fit every vault and every interface: the plugin only for LLM-Wiki vaults
         # ({plugin}), and no command-line flag (the web page and MCP have none).
         "uncovered": (
-            "Your vault has no page about this. Add notes on it{plugin}, or configure a model "
-            "for an answer from general knowledge."
+            "Add notes on it{plugin}, or configure a model for an answer from general "
+            "knowledge."
         ),
         "plugin": " (for example, ingest a source with the LLM Wiki plugin)",
     },
@@ -59,7 +59,7 @@ LABELS = {
         "from": "摘自 {link}：",
         "from_note": "摘自原始笔记 {link}：",
         "nothing": "*摘自你的知识库，并非生成的回答：未配置模型，且最接近的页面中没有提到问题关键词的段落。最接近的页面如下：*",
-        "uncovered": "你的知识库中没有关于这个问题的页面。可以添加相关笔记{plugin}，或配置一个模型以获得基于通用知识的回答。",
+        "uncovered": "可以添加相关笔记{plugin}，或配置一个模型以获得基于通用知识的回答。",
         "plugin": "（例如用 LLM Wiki 插件导入资料）",
     },
 }
