@@ -84,6 +84,9 @@ class _Evidence:
     # a mostly Chinese vault, searched through the glossary (retrieve/translation.py); empty
     # otherwise.
     translated: BodyHits = field(default_factory=BodyHits.empty)
+    # What gives that question's word groups in an index's terms (the pages', the notes');
+    # None for a question in its vault's language (Retriever._translation).
+    translation: Callable[[BodyIndex], list[list[str]]] | None = None
     passages: list[int] = field(default_factory=list)  # pages, by their best passage
 
 
@@ -270,9 +273,7 @@ class Retriever:
         )
         if self.notes is not None:  # the source-note excerpts, and their say in coverage
             t = time.perf_counter()
-            retrieval = with_sources(
-                retrieval, self.notes, translation=self._translation(question, ev.terms)
-            )
+            retrieval = with_sources(retrieval, self.notes, translation=ev.translation)
             timings["sources"] = _ms(t)
         timings["total"] = _ms(t0)
         return retrieval
@@ -523,7 +524,12 @@ class Retriever:
             text_hits = body  # the same words over the same index: the same hits
         else:
             text_hits = ix.text.search(content, limit=limit, evidence=evidence_terms(content))
-        translated = self._translated(question, ev.terms, limit) if text else BodyHits.empty()
+        translation = self._translation(question, ev.terms)
+        translated = (
+            ix.text.search_groups(translation(ix.text), limit=limit)
+            if text and translation is not None
+            else BodyHits.empty()
+        )
         passages = self._passage_pages(content, text_hits.pages) if text else []
         timings["body"] = _ms(t)
 
@@ -534,6 +540,7 @@ class Retriever:
             text=text_hits,
             text_terms=content,
             translated=translated,
+            translation=translation,
             passages=passages,
         )
 
@@ -583,14 +590,6 @@ class Retriever:
         sem = self.semantic(question, limit)
         timings["semantic"] = _ms(t)
         return replace(ev, sem=sem)
-
-    def _translated(self, question: str, terms: list[str], limit: int) -> BodyHits:
-        """The glossary's search for a question in the language its vault is not written in
-        (`_translation`), over the pages."""
-        groups_for = self._translation(question, terms)
-        if groups_for is None:
-            return BodyHits.empty()
-        return self.indexes.text.search_groups(groups_for(self.indexes.text), limit=limit)
 
     def _translation(
         self, question: str, terms: list[str]

@@ -40,7 +40,7 @@ def translated_groups(terms: list[str], glossary: Glossary, index: BodyIndex) ->
         group: list[str] = []
         for part in glossary.parts(term):
             for sense in glossary.senses(part)[:MAX_SENSES]:
-                group += [t for t in content_terms(match_terms(sense)) if t in index.term_ids]
+                group += [t for t in sense_terms(sense) if t in index.term_ids]
         if group:
             groups.append(list(dict.fromkeys(group)))
     return groups

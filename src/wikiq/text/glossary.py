@@ -115,8 +115,8 @@ _SENSE_HEAD = re.compile(r"[,;]")
 def invert(glossary: Glossary, terms: Callable[[str], list[str]]) -> dict[str, str]:
     """English term → the Chinese words whose short senses hold it, best first (an earlier
     sense, then a sense of fewer words, then a word of two characters or more, then a
-    shorter word), "/"-joined. `terms` turns a
-    sense into the terms the vault's index uses (content words, stemmed)."""
+    shorter word), "/"-joined. `terms` turns a sense into the terms the vault's index uses
+    (content words, stemmed)."""
     found: dict[str, set[tuple[int, int, bool, int, str]]] = {}
     for word in glossary.entries:
         if not has_han(word):
