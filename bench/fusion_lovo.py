@@ -23,14 +23,17 @@ sys.path.insert(0, str(BENCH_DIR))
 from devsets import NATURAL_SETS  # noqa: E402
 
 GRID = {
-    "rrf_lead": (0.0, 0.25, 0.5),
+    "rrf_lead": (0.0, 0.5, 1.0),
     "rrf_parts": (0.0, 0.5, 1.0),
     "rrf_graph": (0.0, 0.25, 0.5),
     "rrf_names": (0.0, 0.5),
     "rrf_passages": (0.0, 0.35, 0.75),
 }
 # `--only rrf_passages`: the finer steps of one weight.
-ONLY = {"rrf_passages": (0.0, 0.2, 0.35, 0.5, 0.75)}
+ONLY = {
+    "rrf_passages": (0.0, 0.2, 0.35, 0.5, 0.75),
+    "rrf_lead": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+}
 
 
 def main() -> int:

@@ -129,7 +129,11 @@ class RetrieverSettings:
     # channel's top-rank bonus, and the graph walked from the best `graph_seeds` pages as
     # one more, lighter list. Measured on the natural dev questions (docs/BENCHMARKS.md).
     rrf_text: float = 2.0
-    rrf_lead: float = 0.5
+    # The lead (title and first paragraph: what a page is about). Recall@5 pooled over the
+    # natural dev sets at 0.5 / 1.0 / 1.5: 0.932 / 0.938 / 0.932, leave-one-vault-out at 1.0
+    # 0.938 (`python bench/fusion_lovo.py --only rrf_lead`); on the fresh sets (bench/natural2,
+    # not tuned on) 0.850 / 0.872 / 0.861 (docs/BENCHMARKS.md, "The lead weighed as the text").
+    rrf_lead: float = 1.0
     # The pages of the best passages (vault/page_terms.py), in the order of their best: a long
     # page whose one section answers. Natural dev recall@5 pooled over five vaults: 0.921
     # without, 0.935 at 0.35, 0.924 at 0.75, 0.912 at 1.0; no vault loses at 0.35
