@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from wikiq.vault.markdown import mask_code, split_lead
-from wikiq.vault.page_terms import PASSAGE_BUDGET, page_terms
+from wikiq.vault.page_terms import PASSAGE_BUDGET, _count_in_python, page_terms
 from wikiq.vault.terms import count_terms
 
 SECTION = "The comet sheds dust along its orbit, and the dust trail glows at night. "
@@ -53,3 +53,12 @@ def test_a_short_page_is_one_passage_and_an_empty_one_none() -> None:
     assert len(_fields("Moon", "The moon orbits the earth.\n")["passages"]) == 1
     assert _fields("Moon", "")["passages"] == []
     assert _fields("Moon", "\n\n---\n")["passages"] == []
+
+
+def test_the_python_count_gives_what_counters_c_loop_gives() -> None:
+    # The fallback for a Python without collections._count_elements: same counts, same order.
+    terms = ["b", "a", "b", "c", "a", "b", "日志", "a"]
+    counts: dict[str, int] = {}
+    _count_in_python(counts, iter(terms))
+    assert counts == dict(Counter(terms))
+    assert list(counts) == ["b", "a", "c", "日志"]

@@ -8,7 +8,6 @@ the reading workers a cut and a count, not a second pass of the tokenizer over t
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Iterable
 from itertools import chain, pairwise
 
@@ -58,6 +57,20 @@ def _counts(terms: Iterable[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     _count_elements(counts, terms)
     return counts
+
+
+def _count_in_python(counts: dict[str, int], terms: Iterable[str]) -> None:
+    """`collections._count_elements` in Python, for an interpreter without that private C
+    helper (same result, in the same order)."""
+    get = counts.get
+    for term in terms:
+        counts[term] = get(term, 0) + 1
+
+
+try:  # Counter's own C loop; private, so a Python without it falls back to the same loop
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - every CPython 3.11/3.12 has it
+    _count_elements = _count_in_python
 
 
 def no_terms() -> FieldTerms:
