@@ -14,6 +14,7 @@ from wikiq.retrieve.coverage import (
     FOREIGN,
     NATIVE,
     NOT_COVERED,
+    PART_COVERED,
     SEM_STANDOUT,
     CoverageFeatures,
     coverage_probability,
@@ -240,6 +241,52 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("李世民是谁", lambda w: False) == ["李世民"]
     # jieba's "other proper noun" (nz) is given to compounds of everyday words: no name.
     assert chinese_names("支持哪些图片格式？新手机连不上", lambda w: False) == []
+
+
+# --- a long question with one clause a page answers --------------------------------------------
+
+APP_HELP = {
+    "plugins/file-recovery": page(
+        "File recovery",
+        "File recovery takes snapshots of your notes at intervals. Snapshots are kept for seven "
+        "days by default; the retention period can be changed in the settings, and a note "
+        "deleted or merged by mistake can be restored from a snapshot.",
+    ),
+    "editing/merge": page("Merge notes", "The merge command joins two notes into one after a confirmation prompt."),
+    "interface/appearance": page("Appearance", "Themes, fonts and font size are chosen in the appearance settings."),
+    "plugins/templates": page("Templates", "Templates insert prepared text into a note, with the date and time in a chosen format."),
+    "sync/plans": page("Sync plans", "Sync keeps your vault the same on every device; the plan decides the storage and file size."),
+    "publish/site": page("Publish", "Publish turns notes into a website with its own domain, password and analytics."),
+}
+CHATTER = "My phone died on the train, the cafe wifi was awful, my laptop battery is failing and my cousin laughed at me"
+
+
+def test_a_chatty_question_with_one_clause_a_page_answers_is_covered_in_part(
+    make_catalog: CatalogFactory,
+) -> None:
+    """The chatter's words, on no page, dilute the whole question's share below the cut; the
+    clause the file-recovery page answers keeps it from being refused."""
+    r = Retriever(make_catalog(APP_HELP))
+    asked = r.retrieve(f"{CHATTER}: how long are snapshots kept by default?")
+    assert asked.coverage["probability"] < NOT_COVERED  # the cut alone would refuse it
+    assert asked.covered == "uncertain" and not asked.pure_llm
+    assert asked.coverage["features"]["best_part"] >= PART_COVERED
+    assert "one part of the question" in asked.coverage["reason"]
+    assert asked.results[0].path == "plugins/file-recovery"
+    # The same chatter asking what no page answers is still not covered.
+    off = r.retrieve(f"{CHATTER}: which wine goes with grilled salmon?")
+    assert off.covered == "no" and off.pure_llm
+
+
+def test_a_clause_a_page_answers_does_not_outvote_a_rule() -> None:
+    doubtful = _features(text_coverage=0.1, text_best3=0.1, known=0.3, text_gap=0.1)
+    assert coverage_probability(doubtful) < NOT_COVERED
+    assert decide_coverage(doubtful).covered == "no"
+    assert decide_coverage(replace(doubtful, best_part=PART_COVERED - 0.01)).covered == "no"
+    assert decide_coverage(replace(doubtful, best_part=PART_COVERED)).covered == "uncertain"
+    # A thing no page mentions, or a name, still settles it (the rules come first).
+    ruled = replace(doubtful, best_part=0.9, unknown_nouns=("番茄",))
+    assert decide_coverage(ruled).covered == "no"
 
 
 # --- a thing the vault never mentions ----------------------------------------------------------

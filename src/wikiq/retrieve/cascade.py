@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from wikiq.retrieve.body import BodyHits, BodyIndex
-from wikiq.retrieve.coverage import NOT_COVERED, Coverage, CoverageFeatures, decide_coverage
+from wikiq.retrieve.coverage import (
+    NOT_COVERED,
+    PART_MIN_TERMS,
+    Coverage,
+    CoverageFeatures,
+    decide_coverage,
+    wants_parts,
+)
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
@@ -51,7 +58,7 @@ from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
-from wikiq.text.stopwords import content_terms, question_parts
+from wikiq.text.stopwords import content_terms, question_clauses, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.terms import match_terms
@@ -193,6 +200,11 @@ class Retriever:
         if self._wants_semantic(ev, coverage):
             ev = self._with_semantic(ev, question, k, timings)
             coverage = decide_coverage(self._coverage_features(ev))
+        if wants_parts(coverage):  # searched only for a question the cut alone refuses
+            t = time.perf_counter()
+            best_part = self._best_part(question)
+            coverage = decide_coverage(replace(coverage.features, best_part=best_part))
+            timings["parts"] = _ms(t)
         lex_strong = self._lex_strong(ev)
         named = self._named(ev)
 
@@ -314,6 +326,22 @@ class Retriever:
             unknown_names=self._unknown_names(ev.question),
             unknown_nouns=self._unknown_nouns(ev.question),
         )
+
+    def _best_part(self, question: str) -> float:
+        """The best share of one clause's distinctive words on the page its own search puts
+        first, over the clauses of `PART_MIN_TERMS` words or more (0 for a single clause)."""
+        clauses = question_clauses(question)
+        if len(clauses) < 2:
+            return 0.0
+        best = 0.0
+        for clause in clauses:
+            terms = content_terms(match_terms(clause))
+            evidence = evidence_terms(terms)
+            if len(set(evidence)) < PART_MIN_TERMS:
+                continue
+            hits = self.indexes.text.search(terms, limit=10, coverage_of=1, evidence=evidence)
+            best = max(best, hits.best_coverage())
+        return best
 
     def _unknown_names(self, question: str) -> tuple[str, ...]:
         """The words the question writes as names of which some part is on no page."""

@@ -143,6 +143,18 @@ def question_parts(question: str) -> list[str]:
     return [p.strip() for p in _PARTS.split(question) if p and p.strip()]
 
 
+# Finer: every clause, cut at any punctuation between phrases, a spaced dash, and "and",
+# "but", "or" (what the coverage decision reads clause by clause, retrieve/coverage.py).
+_CLAUSES = re.compile(
+    r"[?？!！。;；,，:：、—–()（）“”\"]+|\s-\s|\b(?:and|but|or)\b", re.IGNORECASE
+)
+
+
+def question_clauses(question: str) -> list[str]:
+    """The clauses of a question, in order ("我把…关掉了，结果…合错了。…保留几天？": three)."""
+    return [c.strip() for c in _CLAUSES.split(question) if c and c.strip()]
+
+
 def content_terms(terms: list[str]) -> list[str]:
     """The question's terms without its scaffolding; all of them if nothing else is left."""
     kept = [t for t in terms if t not in QUESTION_SCAFFOLDING]
