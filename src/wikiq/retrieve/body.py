@@ -1,7 +1,10 @@
 """Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
 
-The weight matrix is precomputed once, by term (each term's postings), so a question costs one
-slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
+The counts are kept by term (each term's postings), in one byte where they fit, and a term's
+BM25 weights are worked out from them when a question reads its postings, with the operations
+a precomputed float32 weight matrix was made with: the same bits, and a quarter of its bytes
+(a million pages' weights were 0.5 GB of the cache). A question costs one slice per term, its
+weighing, and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
 question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
 results), which is what deciding "the vault does not cover this" needs.
 """
@@ -18,7 +21,7 @@ import numpy as np
 from wikiq import sparse
 from wikiq.retrieve.topk import best_places, kth_largest
 from wikiq.sparse import CSR, positions_in
-from wikiq.vault.terms import TermIndex
+from wikiq.vault.terms import TermIndex, narrowest_counts
 
 K1 = 1.2
 B = 0.75
@@ -107,42 +110,39 @@ def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.nd
 
 
 class BodyIndex:
-    """BM25 weights for every (page, term) pair of a vault."""
+    """BM25 over every (page, term) pair of a vault: the counts by term, and the parameters
+    that weigh them."""
 
-    def __init__(
-        self, terms: TermIndex, *, k1: float = K1, b: float = B, lazy: bool = False
-    ) -> None:
-        """`lazy`: weigh a term's postings when a question reads them, not every entry now
-        (an index built for one process, as the source notes' is: ~20 ms on ob-wiki's notes).
-        Each weight comes from the same operations on the same values: the same bits."""
-        # Computed by term (each term's postings), the layout a question reads: every value
-        # below is per entry, so it is the same bit for bit whichever way entries are ordered.
-        counts = terms.by_term()
-        n_docs = counts.shape[1]
+    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+        # Kept by term (each term's postings), the layout a question reads: every weight is
+        # worked out per entry, so it is the same bit for bit whichever way entries are ordered.
+        by_term = terms.by_term()
+        n_docs = by_term.shape[1]
         self.n_docs = n_docs
         self.term_ids = terms.term_ids
-        pages = counts.indices
-        df = np.diff(counts.indptr).astype(np.float32)
+        df = np.diff(by_term.indptr).astype(np.float32)
         # The lengths are kept with the source notes' index (vault/terms.py).
         self.idf, norm = bm25_parameters(df, terms.lengths(), k1, b)
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         self.k1 = k1
         self.norm = norm  # per page: recovers term counts (search_groups)
-        self.weights: CSR | None = None
-        if lazy:
-            tf = counts.data.astype(np.float32, copy=False)
-            self._counts = CSR(counts.indptr, pages, tf, counts.shape)
-            return
-        self.weights = CSR(counts.indptr, pages, _weights(counts, norm, self.idf, k1), counts.shape)
+        nnz = by_term.nnz
+        self.counts = CSR(
+            by_term.indptr, by_term.indices[:nnz], narrowest_counts(by_term.data[:nnz]), by_term.shape
+        )
+
+    def weight_matrix(self) -> CSR:
+        """Every term's postings weighed at once (by term): what `_postings` gives a term."""
+        c = self.counts
+        return CSR(c.indptr, c.indices, _weights(c, self.norm, self.idf, self.k1), c.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """The pages holding term `j` and its BM25 weight in each."""
-        if self.weights is not None:
-            return self.weights.row(j), self.weights.row_values(j)
-        tf, pages = self._counts.row_values(j), self._counts.row(j)
-        weights = tf * (self.k1 + 1.0) / (tf + self.norm[pages]) * self.idf[j]
-        return pages, weights.astype(np.float32)
+        """The pages holding term `j` and its BM25 weight in each (float32, as `_weights`
+        computes them: the same operations on the same values)."""
+        pages = self.counts.row(j)
+        tf = self.counts.row_values(j).astype(np.float32)
+        return pages, tf * (self.k1 + 1.0) / (tf + self.norm[pages]) * self.idf[j]
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
@@ -179,7 +179,7 @@ class BodyIndex:
         j = self.term_ids.get(term)
         if j is None:
             return np.empty(0, dtype=np.int64)
-        return self._matrix().row(j)
+        return self.counts.row(j)
 
     def search(
         self,
@@ -224,7 +224,7 @@ class BodyIndex:
         matched = np.zeros(len(pages))
         if len(pages) == 0:
             return matched
-        matrix = self._matrix()  # the pages alone: a lazy index need not weigh its postings
+        matrix = self.counts  # the pages alone: their weights are not needed
         for j in ids:
             held = matrix.row(j)
             if len(held):
@@ -232,11 +232,7 @@ class BodyIndex:
         return matched
 
     def _posting_count(self, ids: Sequence[int]) -> int:
-        matrix = self._matrix()
-        return sum(matrix.row_size(j) for j in ids)
-
-    def _matrix(self) -> CSR:
-        return self.weights if self.weights is not None else self._counts
+        return sum(self.counts.row_size(j) for j in ids)
 
     def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Every page holding a term: (pages, BM25 scores), in page order."""

@@ -173,8 +173,6 @@ def patched_body(
     index: BodyIndex, old: dict[int, Counts], new: dict[int, Counts]
 ) -> BodyIndex | None:
     """`index` with pages `old` (their counts as built) holding `new` counts instead."""
-    if index.weights is None:  # a lazy index (the source notes'): rebuilt, never patched
-        return None
     k1 = index.k1
     lengths = {p: float(sum(c.values())) for p, c in old.items()}
     average = _average_length(index.norm, k1, lengths.items())
@@ -190,26 +188,23 @@ def patched_body(
     norm = index.norm.copy()  # 4 MB at a million pages
     pages = sorted(new)
     norm[pages] = _norms((sum(new[p].values()) for p in pages), average, k1)
-    changes: dict[int, dict[int, float]] = {}  # term -> page -> new weight (nan: none)
+    # term -> page -> new count (nan: none). The index weighs counts as a question reads
+    # them, with the patched lengths and IDFs: each edited page's weights are what a build
+    # with these parameters gives, and every other page's are as stored.
+    changes: dict[int, dict[int, float]] = {}
     for p in pages:
         for term in old[p]:
             j = ids.get(term)
             if j is not None:
                 changes.setdefault(j, {})[p] = math.nan
-        tf_of = new[p]
-        terms = list(tf_of)
-        tf = np.asarray([tf_of[t] for t in terms], dtype=np.float32)
-        col = np.asarray([ids[t] for t in terms], dtype=np.int64)
-        # The stored weights' own operations on float32 values (body.py, `_weights`).
-        weights = tf * np.float32(k1 + 1.0) / (tf + norm[p]) * idf[col]
-        for j, w in zip(col.tolist(), weights.tolist(), strict=True):
-            changes.setdefault(j, {})[p] = w
+        for term, tf in new[p].items():
+            changes.setdefault(ids[term], {})[p] = float(tf)
     patched = copy.copy(index)
     patched.term_ids = ids  # type: ignore[assignment]
     patched.idf = idf
     patched.doc_share = np.concatenate([index.doc_share, share])
     patched.norm = norm
-    patched.weights = PatchedRows(index.weights, changes, len(idf))  # type: ignore[assignment]
+    patched.counts = PatchedRows(index.counts, changes, len(idf))  # type: ignore[assignment]
     return patched
 
 
@@ -217,7 +212,8 @@ class PatchedRows:
     """A by-term matrix read with some rows changed: row j is the stored row with the edited
     pages' entries taken out and their new ones put in, in page order. Worked out when a row
     is read: a common term's row at a million pages is megabytes, and only a question that
-    reads it pays for the copy (two passes over it)."""
+    reads it pays for the copy (two passes over it). A changed row's values are float32 (a
+    new count may not fit the stored ones' type)."""
 
     def __init__(self, base: CSR, changes: dict[int, dict[int, float]], n_rows: int) -> None:
         self._base = base
@@ -226,7 +222,7 @@ class PatchedRows:
         self._sizes: dict[int, int] = {}
         for j, by_page in changes.items():
             pages = np.asarray(sorted(by_page), dtype=base.indices.dtype)
-            weights = np.asarray([by_page[p] for p in pages.tolist()], dtype=base.data.dtype)
+            weights = np.asarray([by_page[p] for p in pages.tolist()], dtype=np.float32)
             self._changes[j] = (pages, weights)
             stored, _ = self._stored(j)
             held = _held(stored, pages)
@@ -260,7 +256,7 @@ class PatchedRows:
         rows, values = self._stored(j)
         pages, weights = change
         keep = ~_held_mask(rows, pages)
-        rows, values = rows[keep], values[keep]
+        rows, values = rows[keep], values[keep].astype(np.float32)
         put = ~np.isnan(weights)
         at = np.searchsorted(rows, pages[put])
         rows = np.insert(rows, at, pages[put])

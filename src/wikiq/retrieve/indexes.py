@@ -41,10 +41,10 @@ class RetrievalIndexes:
     # counts are the catalog's (`Catalog.field_terms("passages")`, retrieve/passage_bm25.py).
     passages: PassageWeights
     walk: WalkGraph  # PPR transition matrix (Stage 4)
-    graph: CSR  # the link graph (row links to column)
+    graph: CSR  # the link graph (row links to column): the catalog's, not stored again
     graph_t: CSR  # its transpose, row-major: who links to each page
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
-    undirected: CSR  # links in either direction (for Adamic-Adar)
+    undirected: CSR  # links in either direction (for Adamic-Adar; its values are all True)
     degree: np.ndarray  # in + out links per page
     is_source: np.ndarray  # bool per page: a `sources/` page
     types: np.ndarray  # page type as a small integer code
@@ -98,7 +98,7 @@ def build_indexes(
         graph=catalog.graph,
         graph_t=catalog.graph_t,
         centrality=centrality,
-        undirected=CSR.from_scipy(((graph + graph.T) > 0).astype(np.float32)),
+        undirected=CSR.from_scipy((graph + graph.T) > 0),  # one byte a link: only its pages are read
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
         is_source=np.asarray([t == "source" for t in types], dtype=bool),
         types=_type_codes(types),
@@ -126,12 +126,13 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
         (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols_of[local])),
         shape=shape,
     )
-    # The counts as they are (two bytes each, as the cache and a first read keep them), and
-    # their sums too while they fit: float32 sums, transposed for the BM25 weights, were ~1 GB
-    # more at a million pages (the weights read them as float32 either way: the same bits).
+    # The counts as they are (one or two bytes each, as the cache and a first read keep them),
+    # and their sums in two bytes while they fit: float32 sums, transposed for the BM25
+    # weights, were ~1 GB more at a million pages (the weights read them as float32 either
+    # way: the same bits).
     m = body.matrix
     data = m.data[: m.nnz]
-    if data.dtype == np.uint16 and int(data.max(initial=0)) + int(named.max()) <= TWO_BYTES:
+    if data.dtype.kind == "u" and int(data.max(initial=0)) + int(named.max()) <= TWO_BYTES:
         named = named.astype(np.uint16)
     counts = sp.csr_matrix((data, m.indices[: m.nnz], m.indptr), shape=shape)
     return TermIndex(vocab, CSR.from_scipy(counts + named))
@@ -187,7 +188,11 @@ def _type_codes(types: list[str]) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 15
+# 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's.
+INDEX_FORMAT = 16
+
+# What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
+_CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
 
 
 def cached_indexes(
@@ -219,10 +224,12 @@ def cached_indexes(
         isinstance(stored, dict)
         and stored.get("key") == key
         and isinstance(stored.get("indexes"), RetrievalIndexes)
+        and stored["indexes"].graph.shape == (0, 0)
     ):
-        return stored["indexes"]
+        return replace(stored["indexes"], graph=catalog.graph)
     indexes = build_indexes(catalog, direction, in_weight, previous)
-    store.save(path, {"key": key, "indexes": indexes}, STORED_CLASSES)  # unwritable: rebuilt
+    saved = replace(indexes, graph=_CATALOG_GRAPH)  # the catalog's cache holds it (~70 MB at 1M)
+    store.save(path, {"key": key, "indexes": saved}, STORED_CLASSES)  # unwritable: rebuilt
     return indexes
 
 
