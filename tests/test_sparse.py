@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from wikiq import sparse
 from wikiq.retrieve.body import K1, BodyIndex
 from wikiq.retrieve.passage_bm25 import PassageIndex, passage_weights
-from wikiq.sparse import CSR, distinct_values
+from wikiq.sparse import CSR, SplitCSR, distinct_values
 from wikiq.vault import store
 from wikiq.vault.terms import TermIndex
 
@@ -178,3 +178,29 @@ def test_distinct_values_are_uniques_with_their_slots() -> None:
 
 def _passage_index(terms: TermIndex) -> PassageIndex:
     return PassageIndex(passage_weights(terms), terms)
+
+
+@pytest.mark.parametrize("n_cols", [5, 65_536, 65_537, 200_001])
+def test_split_columns_give_back_every_row(n_cols: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Page numbers kept in two bytes and split by block: every row as it was, read in slices.
+    monkeypatch.setattr(sparse, "ENTRY_SLICE", 7)
+    m = sp.random(40, n_cols, density=min(1.0, 300 / n_cols), random_state=5, format="csr")
+    m.data = np.ceil(m.data * 9)
+    flat = CSR.from_scipy(m)
+    split = SplitCSR.of(flat).check()
+    for i in range(40):
+        assert flat.row(i).tolist() == split.row(i).tolist()
+        assert np.array_equal(flat.row_values(i), split.row_values(i))
+    assert split.low.dtype == np.uint16 and split.row(0).dtype == np.int32
+
+
+def test_split_columns_that_lie_outside_the_shape_are_refused() -> None:
+    m = CSR.from_scipy(sp.csr_matrix(np.eye(3, 70_000)))
+    split = SplitCSR.of(m)
+    bad_blocks = split.block_starts.copy()
+    bad_blocks[0, 1] = 5  # more entries than the row holds
+    with pytest.raises(ValueError):
+        SplitCSR(split.indptr, split.low, split.data, bad_blocks, split.shape).check()
+    wide = SplitCSR.of(CSR.from_scipy(sp.csr_matrix(([1.0], ([0], [69_999])), shape=(1, 70_000))))
+    with pytest.raises(ValueError):  # its last block holds 4,464 columns, not 65,536
+        SplitCSR(wide.indptr, wide.low + 5_000, wide.data, wide.block_starts, (1, 70_000)).check()

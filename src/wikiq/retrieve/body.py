@@ -20,7 +20,7 @@ import numpy as np
 
 from wikiq import sparse
 from wikiq.retrieve.topk import best_places, kth_largest
-from wikiq.sparse import CSR, positions_in
+from wikiq.sparse import CSR, SplitCSR, positions_in
 from wikiq.vault.terms import TermIndex, narrowest_counts
 
 K1 = 1.2
@@ -128,13 +128,14 @@ class BodyIndex:
         self.k1 = k1
         self.norm = norm  # per page: recovers term counts (search_groups)
         nnz = by_term.nnz
-        self.counts = CSR(
-            by_term.indptr, by_term.indices[:nnz], narrowest_counts(by_term.data[:nnz]), by_term.shape
-        )
+        data = narrowest_counts(by_term.data[:nnz])
+        counts = CSR(by_term.indptr, by_term.indices[:nnz], data, by_term.shape)
+        # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
+        self.counts = SplitCSR.of(counts)
 
     def weight_matrix(self) -> CSR:
         """Every term's postings weighed at once (by term): what `_postings` gives a term."""
-        c = self.counts
+        c = self.counts.joined()
         return CSR(c.indptr, c.indices, _weights(c, self.norm, self.idf, self.k1), c.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ import numpy as np
 from wikiq.retrieve.body import B, BodyIndex, idf_of_df, length_norms
 from wikiq.retrieve.indexes import NAME_REPEAT, terms_of_names
 from wikiq.retrieve.passage_bm25 import PassageIndex
-from wikiq.sparse import CSR, positions_in
+from wikiq.sparse import CSR, SplitCSR, positions_in
 from wikiq.vault.page import page_path_for
 from wikiq.vault.reading import read_one
 from wikiq.vault.scan import stat_file
@@ -215,13 +215,13 @@ class PatchedRows:
     reads it pays for the copy (two passes over it). A changed row's values are float32 (a
     new count may not fit the stored ones' type)."""
 
-    def __init__(self, base: CSR, changes: dict[int, dict[int, float]], n_rows: int) -> None:
+    def __init__(self, base: SplitCSR, changes: dict[int, dict[int, float]], n_rows: int) -> None:
         self._base = base
         self.shape = (n_rows, base.shape[1])
         self._changes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._sizes: dict[int, int] = {}
         for j, by_page in changes.items():
-            pages = np.asarray(sorted(by_page), dtype=base.indices.dtype)
+            pages = np.asarray(sorted(by_page), dtype=np.int32)  # as `row` gives them
             weights = np.asarray([by_page[p] for p in pages.tolist()], dtype=np.float32)
             self._changes[j] = (pages, weights)
             stored, _ = self._stored(j)
@@ -232,7 +232,7 @@ class PatchedRows:
     def _stored(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         if j < self._base.shape[0]:
             return self._base.row(j), self._base.row_values(j)
-        return self._base.indices[:0], self._base.data[:0]
+        return np.empty(0, dtype=np.int32), self._base.data[:0]
 
     def row(self, j: int) -> np.ndarray:
         return self._entries(j)[0]

@@ -14,7 +14,7 @@ from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
 from wikiq.retrieve.passage_bm25 import PassageWeights, passage_weights
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, SplitCSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
@@ -188,8 +188,9 @@ def _type_codes(types: list[str]) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-# 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's.
-INDEX_FORMAT = 16
+# 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
+# numbers of the text indexes in two bytes (sparse.SplitCSR).
+INDEX_FORMAT = 17
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
@@ -236,6 +237,7 @@ def cached_indexes(
 # The only classes a saved index may hold (vault/store.py rebuilds them field by field).
 STORED_CLASSES = (
     RetrievalIndexes,
+    SplitCSR,
     NameIndex,
     BodyIndex,
     PassageWeights,
