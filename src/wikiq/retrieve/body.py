@@ -109,6 +109,15 @@ def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.nd
     return out
 
 
+def _row_maxima(matrix: CSR, values: np.ndarray) -> np.ndarray:
+    """The largest of `values` (one per entry of `matrix`) in each row; 0 for an empty row."""
+    out = np.zeros(matrix.shape[0], dtype=values.dtype)
+    rows = np.nonzero(np.diff(matrix.indptr) > 0)[0]
+    if len(rows):
+        out[rows] = np.maximum.reduceat(values, matrix.indptr[rows])
+    return out
+
+
 class BodyIndex:
     """BM25 over every (page, term) pair of a vault: the counts by term, and the parameters
     that weigh them."""
@@ -132,6 +141,9 @@ class BodyIndex:
         counts = CSR(by_term.indptr, by_term.indices[:nnz], data, by_term.shape)
         # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
         self.counts = SplitCSR.of(counts)
+        # Each term's largest weight (MaxScore's bound), so that a common term's postings
+        # need not all be weighed to find it.
+        self.max_weight = _row_maxima(counts, _weights(counts, norm, self.idf, k1))
 
     def weight_matrix(self) -> CSR:
         """Every term's postings weighed at once (by term): what `_postings` gives a term."""
@@ -139,11 +151,30 @@ class BodyIndex:
         return CSR(c.indptr, c.indices, _weights(c, self.norm, self.idf, self.k1), c.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """The pages holding term `j` and its BM25 weight in each (float32, as `_weights`
-        computes them: the same operations on the same values)."""
+        """The pages holding term `j` and its BM25 weight in each."""
         pages = self.counts.row(j)
-        tf = self.counts.row_values(j).astype(np.float32)
-        return pages, tf * (self.k1 + 1.0) / (tf + self.norm[pages]) * self.idf[j]
+        return pages, self._weigh(j, pages, self.counts.row_values(j))
+
+    def _weigh(self, j: int, pages: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Term `j`'s BM25 weights in `pages`, from its `counts` there: float32, as `_weights`
+        computes them (the same operations on the same values, so the same bits), into two
+        new arrays rather than five (a common term's postings are megabytes)."""
+        weights = counts.astype(np.float32)
+        held = self.norm[pages]
+        held += weights  # tf + norm: the same sum either way round
+        weights *= self.k1 + 1.0
+        weights /= held
+        weights *= self.idf[j]
+        return weights
+
+    def _bound(self, j: int) -> float:
+        """The largest weight term `j` has in any page."""
+        stale: dict[int, float] | None = getattr(self, "_stale_bounds", None)
+        if stale is None or j not in stale:
+            return float(self.max_weight[j])
+        if math.isnan(stale[j]):  # a row an edit changed (retrieve/delta.py): weighed once
+            stale[j] = float(self._postings(j)[1].max(initial=0.0))
+        return stale[j]
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
@@ -259,12 +290,12 @@ class BodyIndex:
 
         Every candidate's score adds the same float weights in the same order as `_score_all`,
         so the top pages and their scores are the same, bit for bit."""
-        postings = [self._postings(j) for j in ids]
-        rarest_first = sorted(range(len(ids)), key=lambda i: len(postings[i][0]))
-        # A term adds at most its largest weight in any page (one pass over its postings,
-        # far cheaper than adding all of them up).
-        bound = [float(postings[i][1].max()) for i in rarest_first]
-        total = sum(len(pages) for pages, _ in postings)
+        entries = [(self.counts.row(j), self.counts.row_values(j)) for j in ids]
+        rarest_first = sorted(range(len(ids)), key=lambda i: len(entries[i][0]))
+        # A term adds at most its largest weight in any page (kept with the index: a common
+        # term's postings are weighed only where a candidate holds it).
+        bound = [self._bound(ids[i]) for i in rarest_first]
+        total = sum(len(pages) for pages, _ in entries)
         # Each candidate's rarer-term part of its score, a lower bound of the whole, added
         # one term at a time into one array (a page never touched costs nothing).
         partial = np.zeros(self.n_docs)
@@ -272,12 +303,12 @@ class BodyIndex:
         kept: np.ndarray | None = None
         read = added = 0  # postings read; terms added into `partial`
         for i in rarest_first[:PRUNE_TERMS]:
-            pages, weights = postings[i]
+            pages, counts = entries[i]
             read += len(pages)
             if read * PRUNE_SHARE > total:
                 break  # more candidates than can be looked up cheaply
             found.append(pages[partial[pages] == 0])  # weights are positive: 0 is unmet
-            partial[pages] += weights
+            partial[pages] += self._weigh(ids[i], pages, counts)
             added += 1
             if sum(len(f) for f in found) <= limit:
                 continue
@@ -297,27 +328,27 @@ class BodyIndex:
             # Still many: the `limit` best by their rarer terms, scored in full, raise the bar
             # from their lower bounds to their scores (never lower), and most fall below it.
             head = np.sort(kept[best_places(partial[kept], limit)])
-            bar = kth_largest(self._score_candidates(postings, head), limit)
+            bar = kth_largest(self._score_candidates(ids, entries, head), limit)
             kept = kept[partial[kept] + sum(bound[added:]) >= bar * (1.0 - 1e-6)]
         if len(kept) * len(ids) * LOOKUP_COST > total:
             return None  # looking each one up would cost more than adding every posting
         kept = np.sort(kept)  # each page was met once
-        return kept, self._score_candidates(postings, kept)
+        return kept, self._score_candidates(ids, entries, kept)
 
     def _score_candidates(
-        self, postings: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
+        self, ids: Sequence[int], entries: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
     ) -> np.ndarray:
         """BM25 scores of the pages `cand` (sorted), each term added in the question's
-        order, as `_score_all` adds them."""
+        order, as `_score_all` adds them; a term is weighed only where a candidate holds it."""
         scores = np.zeros(len(cand))
-        for pages, weights in postings:
+        for j, (pages, counts) in zip(ids, entries, strict=True):
             if len(pages) < len(cand):  # find the term's pages among the candidates
                 at, holds = positions_in(cand, pages)
-                at, found = at[holds], weights[holds]
+                at, where = at[holds], np.nonzero(holds)[0]
             else:  # find the candidates among the term's pages
                 where, holds = positions_in(pages, cand)
-                at, found = np.nonzero(holds)[0], weights[where[holds]]
-            scores[at] += found
+                at, where = np.nonzero(holds)[0], where[holds]
+            scores[at] += self._weigh(j, pages[where], counts[where])
         return scores
 
     def search_groups(self, groups: Sequence[Sequence[str]], *, limit: int = 100) -> BodyHits:

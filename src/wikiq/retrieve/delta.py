@@ -205,6 +205,10 @@ def patched_body(
     patched.doc_share = np.concatenate([index.doc_share, share])
     patched.norm = norm
     patched.counts = PatchedRows(index.counts, changes, len(idf))  # type: ignore[assignment]
+    # The largest weights of the changed rows (and of rows an earlier edit changed) are
+    # worked out when a search first needs them (BodyIndex._bound).
+    before: dict[int, float] = getattr(index, "_stale_bounds", None) or {}
+    patched._stale_bounds = dict.fromkeys([*before, *changes], math.nan)  # type: ignore[attr-defined]
     return patched
 
 

@@ -189,8 +189,8 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
 # 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
-# numbers of the text indexes in two bytes (sparse.SplitCSR).
-INDEX_FORMAT = 17
+# numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight.
+INDEX_FORMAT = 18
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
