@@ -20,7 +20,7 @@ import numpy as np
 
 from wikiq import sparse
 from wikiq.retrieve.topk import best_places, kth_largest
-from wikiq.sparse import CSR, SplitCSR, positions_in
+from wikiq.sparse import BLOCK, CSR, SplitCSR, positions_in
 from wikiq.vault.terms import TermIndex, narrowest_counts
 
 K1 = 1.2
@@ -155,12 +155,16 @@ class BodyIndex:
         pages = self.counts.row(j)
         return pages, self._weigh(j, pages, self.counts.row_values(j))
 
-    def _weigh(self, j: int, pages: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def _weigh(
+        self, j: int, pages: np.ndarray, counts: np.ndarray, norm: np.ndarray | None = None
+    ) -> np.ndarray:
         """Term `j`'s BM25 weights in `pages`, from its `counts` there: float32, as `_weights`
         computes them (the same operations on the same values, so the same bits), into two
-        new arrays rather than five (a common term's postings are megabytes)."""
+        new arrays rather than five (a common term's postings are megabytes). `norm`: the
+        length normalisations `pages` index (all of them by default; one block's, for pages
+        numbered within it)."""
         weights = counts.astype(np.float32)
-        held = self.norm[pages]
+        held = (self.norm if norm is None else norm)[pages]
         held += weights  # tf + norm: the same sum either way round
         weights *= self.k1 + 1.0
         weights /= held
@@ -269,13 +273,32 @@ class BodyIndex:
     def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Every page holding a term: (pages, BM25 scores), in page order."""
         # Walk the postings of the question's terms directly (CSC columns): cost grows with
-        # how many pages contain the terms, never with the size of the vault.
-        postings = [self._postings(j) for j in ids]
-        rows = np.concatenate([pages for pages, _ in postings])
-        vals = np.concatenate([weights for _, weights in postings])
-        scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
+        # how many pages contain the terms, never with the size of the vault. Each page's
+        # weights are added term by term, in the question's order, from 0: the sums a
+        # bincount over the terms' postings one after the other makes, bit for bit.
+        scores = np.zeros(self.n_docs)
+        for j in ids:
+            self._add_weights(j, scores)
         hit = np.nonzero(scores > 0)[0]
         return hit, scores[hit]
+
+    def _add_weights(self, j: int, scores: np.ndarray) -> None:
+        """Add term `j`'s weights into `scores` (one per page). Block by block of the split
+        page numbers, each numbered within its block: they index that block's lengths and
+        scores as they are, never widened to page numbers (a common term's postings at a
+        million pages are ~0.5 million)."""
+        c = self.counts
+        if not isinstance(c, SplitCSR):  # an edit's patched rows (retrieve/delta.py)
+            pages, weights = self._postings(j)
+            scores[pages] += weights
+            return
+        first = int(c.indptr[j])
+        starts = c.block_starts[j].tolist()
+        for b, (s, e) in enumerate(itertools.pairwise(starts)):
+            if e > s:
+                at = slice(b * BLOCK, (b + 1) * BLOCK)
+                low, counts = c.low[first + s : first + e], c.data[first + s : first + e]
+                scores[at][low] += self._weigh(j, low, counts, self.norm[at])
 
     def _score_pruned(self, ids: Sequence[int], limit: int) -> tuple[np.ndarray, np.ndarray] | None:
         """MaxScore's pruning (Turtle and Flood, 1995): the pages holding the question's rarer
