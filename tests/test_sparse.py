@@ -70,13 +70,23 @@ def test_bm25_weighed_as_read_gives_the_weights_of_the_whole_matrix_in_one_byte_
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
     terms = TermIndex([f"t{j}" for j in range(50)], CSR.from_scipy(counts))
     index = BodyIndex(terms)
-    assert index.counts.data.dtype == np.uint8
+    assert index.postings.data.dtype == np.uint8
     whole = index.weight_matrix()
     for j in range(50):
         assert np.array_equal(index._postings(j)[1], whole.row_values(j))
+    weighed = BodyIndex(terms, weighed=True)  # the weights kept, as the text index keeps them
+    assert weighed.postings.data.dtype == np.float32
+    for j in range(50):
+        assert np.array_equal(weighed._postings(j)[1], whole.row_values(j))
+    query = ["t1", "t7", "t7", "t30", "nope"]
+    a, b = index.search(query), weighed.search(query)
+    assert np.array_equal(a.pages, b.pages) and np.array_equal(a.scores, b.scores)
+    assert np.array_equal(a.coverage, b.coverage)
+    g1, g2 = index.search_groups([["t2", "t3"], ["t9"]]), weighed.search_groups([["t2", "t3"], ["t9"]])
+    assert np.array_equal(g1.pages, g2.pages) and np.array_equal(g1.scores, g2.scores)
     counts.data[0] = 300.0  # no longer fits one byte: two
     wide = BodyIndex(TermIndex(terms.vocab, CSR.from_scipy(counts)))
-    assert wide.counts.data.dtype == np.uint16
+    assert wide.postings.data.dtype == np.uint16
     whole = wide.weight_matrix()
     for j in range(50):
         assert np.array_equal(wide._postings(j)[1], whole.row_values(j))

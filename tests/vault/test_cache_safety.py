@@ -67,7 +67,7 @@ def test_what_the_cache_saves_comes_back_the_same(make_vault: VaultFactory) -> N
     assert second.out_links == first.out_links and second.dead_links == first.dead_links
     assert loaded.names.names == built.names.names
     for name in ("indptr", "indices", "data"):
-        loaded_counts, built_counts = loaded.text.counts.joined(), built.text.counts.joined()
+        loaded_counts, built_counts = loaded.text.postings.joined(), built.text.postings.joined()
         assert np.array_equal(getattr(loaded_counts, name), getattr(built_counts, name))
     assert np.array_equal(loaded.text.norm, built.text.norm)
     assert loaded.graph is second.graph  # the catalog's, not a copy of its own

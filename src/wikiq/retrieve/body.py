@@ -1,10 +1,10 @@
 """Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
 
-The counts are kept by term (each term's postings), in one byte where they fit, and a term's
-BM25 weights are worked out from them when a question reads its postings, with the operations
-a precomputed float32 weight matrix was made with: the same bits, and a quarter of its bytes
-(a million pages' weights were 0.5 GB of the cache). A question costs one slice per term, its
-weighing, and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
+Each term's postings are kept by term, their page numbers in two bytes (`sparse.SplitCSR`),
+with either the BM25 weights precomputed (float32: the text index every question reads) or the
+counts (one byte where they fit: the lead and the source notes' indexes), weighed when a
+question reads them with the operations the precomputed weights were made with: the same bits.
+A question costs one slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
 question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
 results), which is what deciding "the vault does not cover this" needs.
 """
@@ -122,7 +122,13 @@ class BodyIndex:
     """BM25 over every (page, term) pair of a vault: the counts by term, and the parameters
     that weigh them."""
 
-    def __init__(self, terms: TermIndex, *, k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self, terms: TermIndex, *, k1: float = K1, b: float = B, weighed: bool = False
+    ) -> None:
+        """`weighed`: keep every posting's weight (float32) rather than its count (one byte
+        where they fit). Weighing a common term's postings as a question reads them cost the
+        cascade at a million pages ~5 ms of ~27 (p50): the text index, read by every
+        question, keeps its weights; the lead index (a fifth of the postings) its counts."""
         # Kept by term (each term's postings), the layout a question reads: every weight is
         # worked out per entry, so it is the same bit for bit whichever way entries are ordered.
         by_term = terms.by_term()
@@ -139,21 +145,26 @@ class BodyIndex:
         nnz = by_term.nnz
         data = narrowest_counts(by_term.data[:nnz])
         counts = CSR(by_term.indptr, by_term.indices[:nnz], data, by_term.shape)
-        # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
-        self.counts = SplitCSR.of(counts)
+        weights = _weights(counts, norm, self.idf, k1)
         # Each term's largest weight (MaxScore's bound), so that a common term's postings
         # need not all be weighed to find it.
-        self.max_weight = _row_maxima(counts, _weights(counts, norm, self.idf, k1))
+        self.max_weight = _row_maxima(counts, weights)
+        self.weighed = weighed
+        # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
+        values = weights if weighed else data
+        self.postings = SplitCSR.of(CSR(counts.indptr, counts.indices, values, counts.shape))
 
     def weight_matrix(self) -> CSR:
         """Every term's postings weighed at once (by term): what `_postings` gives a term."""
-        c = self.counts.joined()
+        c = self.postings.joined()
+        if self.weighed:
+            return c
         return CSR(c.indptr, c.indices, _weights(c, self.norm, self.idf, self.k1), c.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """The pages holding term `j` and its BM25 weight in each."""
-        pages = self.counts.row(j)
-        return pages, self._weigh(j, pages, self.counts.row_values(j))
+        pages = self.postings.row(j)
+        return pages, self._weigh(j, pages, self.postings.row_values(j))
 
     def _weigh(
         self, j: int, pages: np.ndarray, counts: np.ndarray, norm: np.ndarray | None = None
@@ -162,7 +173,9 @@ class BodyIndex:
         computes them (the same operations on the same values, so the same bits), into two
         new arrays rather than five (a common term's postings are megabytes). `norm`: the
         length normalisations `pages` index (all of them by default; one block's, for pages
-        numbered within it)."""
+        numbered within it). A weighed index's values are the weights themselves."""
+        if self.weighed:
+            return counts
         weights = counts.astype(np.float32)
         held = (self.norm if norm is None else norm)[pages]
         held += weights  # tf + norm: the same sum either way round
@@ -215,7 +228,7 @@ class BodyIndex:
         j = self.term_ids.get(term)
         if j is None:
             return np.empty(0, dtype=np.int64)
-        return self.counts.row(j)
+        return self.postings.row(j)
 
     def search(
         self,
@@ -260,7 +273,7 @@ class BodyIndex:
         matched = np.zeros(len(pages))
         if len(pages) == 0:
             return matched
-        matrix = self.counts  # the pages alone: their weights are not needed
+        matrix = self.postings  # the pages alone: their weights are not needed
         for j in ids:
             held = matrix.row(j)
             if len(held):
@@ -268,7 +281,7 @@ class BodyIndex:
         return matched
 
     def _posting_count(self, ids: Sequence[int]) -> int:
-        return sum(self.counts.row_size(j) for j in ids)
+        return sum(self.postings.row_size(j) for j in ids)
 
     def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Every page holding a term: (pages, BM25 scores), in page order."""
@@ -287,7 +300,7 @@ class BodyIndex:
         page numbers, each numbered within its block: they index that block's lengths and
         scores as they are, never widened to page numbers (a common term's postings at a
         million pages are ~0.5 million)."""
-        c = self.counts
+        c = self.postings
         if not isinstance(c, SplitCSR):  # an edit's patched rows (retrieve/delta.py)
             pages, weights = self._postings(j)
             scores[pages] += weights
@@ -313,7 +326,7 @@ class BodyIndex:
 
         Every candidate's score adds the same float weights in the same order as `_score_all`,
         so the top pages and their scores are the same, bit for bit."""
-        entries = [(self.counts.row(j), self.counts.row_values(j)) for j in ids]
+        entries = [(self.postings.row(j), self.postings.row_values(j)) for j in ids]
         rarest_first = sorted(range(len(ids)), key=lambda i: len(entries[i][0]))
         # A term adds at most its largest weight in any page (kept with the index: a common
         # term's postings are weighed only where a candidate holds it).

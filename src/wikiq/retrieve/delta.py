@@ -188,23 +188,29 @@ def patched_body(
     norm = index.norm.copy()  # 4 MB at a million pages
     pages = sorted(new)
     norm[pages] = _norms((sum(new[p].values()) for p in pages), average, k1)
-    # term -> page -> new count (nan: none). The index weighs counts as a question reads
-    # them, with the patched lengths and IDFs: each edited page's weights are what a build
-    # with these parameters gives, and every other page's are as stored.
+    # term -> page -> new weight, or count for an index that weighs them as a question reads
+    # them (nan: none). Either way each edited page's weights are what a build with the
+    # patched lengths and IDFs gives, and every other page's are as stored.
     changes: dict[int, dict[int, float]] = {}
     for p in pages:
         for term in old[p]:
             j = ids.get(term)
             if j is not None:
                 changes.setdefault(j, {})[p] = math.nan
-        for term, tf in new[p].items():
-            changes.setdefault(ids[term], {})[p] = float(tf)
+        tf_of = new[p]
+        terms = list(tf_of)
+        tf = np.asarray([tf_of[t] for t in terms], dtype=np.float32)
+        col = np.asarray([ids[t] for t in terms], dtype=np.int64)
+        # The stored weights' own operations on float32 values (body.py, `_weights`).
+        values = tf * np.float32(k1 + 1.0) / (tf + norm[p]) * idf[col] if index.weighed else tf
+        for j, w in zip(col.tolist(), values.tolist(), strict=True):
+            changes.setdefault(j, {})[p] = w
     patched = copy.copy(index)
     patched.term_ids = ids  # type: ignore[assignment]
     patched.idf = idf
     patched.doc_share = np.concatenate([index.doc_share, share])
     patched.norm = norm
-    patched.counts = PatchedRows(index.counts, changes, len(idf))  # type: ignore[assignment]
+    patched.postings = PatchedRows(index.postings, changes, len(idf))  # type: ignore[assignment]
     # The largest weights of the changed rows (and of rows an earlier edit changed) are
     # worked out when a search first needs them (BodyIndex._bound).
     before: dict[int, float] = getattr(index, "_stale_bounds", None) or {}
