@@ -1,8 +1,8 @@
 """Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
 
 Each term's postings are kept by term, their page numbers in two bytes (`sparse.SplitCSR`),
-with either the BM25 weights precomputed (float32: the text index every question reads) or the
-counts (one byte where they fit: the lead and the source notes' indexes), weighed when a
+with either the BM25 weights precomputed (float32: the text and lead indexes every question
+reads) or the counts (one byte where they fit: the source notes' index), weighed when a
 question reads them with the operations the precomputed weights were made with: the same bits.
 A question costs one slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
 question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
@@ -127,8 +127,8 @@ class BodyIndex:
     ) -> None:
         """`weighed`: keep every posting's weight (float32) rather than its count (one byte
         where they fit). Weighing a common term's postings as a question reads them cost the
-        cascade at a million pages ~5 ms of ~27 (p50): the text index, read by every
-        question, keeps its weights; the lead index (a fifth of the postings) its counts."""
+        cascade at a million pages ~5 ms of ~27 (p50), the lead index's ~1.5 ms more: both
+        keep their weights; the source notes' index, built per process, its counts."""
         # Kept by term (each term's postings), the layout a question reads: every weight is
         # worked out per entry, so it is the same bit for bit whichever way entries are ordered.
         by_term = terms.by_term()

@@ -85,7 +85,7 @@ def build_indexes(
     read_once("body")  # before the text index's transpose, the largest step
     text = BodyIndex(titled, weighed=True)  # read by every question: weighed once, here
     del titled
-    lead = BodyIndex(catalog.field_terms("lead"))
+    lead = BodyIndex(catalog.field_terms("lead"), weighed=True)
     read_once("lead")
     passages = passage_weights(catalog.field_terms("passages"))
     read_once("passages")
@@ -190,8 +190,8 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
 # 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
 # numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight;
-# 19: the text index keeps its weights again (BodyIndex.weighed).
-INDEX_FORMAT = 19
+# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too.
+INDEX_FORMAT = 20
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))

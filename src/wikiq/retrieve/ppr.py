@@ -34,9 +34,9 @@ HUB_LINKS = 256
 
 @dataclass(frozen=True)
 class WalkGraph:
-    """A row-stochastic transition matrix P, kept as the steps a walker can take and what
+    """A row-stochastic transition matrix P, stored as the steps a walker can take and what
     each weighs before a page's total is divided out: P[i, j] = steps[i, j] · share[i], worked
-    out for the rows a walk reads. Stored as P itself (float64) and its transpose, it was
+    out once a process (`forward`). Stored as P itself (float64) and its transpose, it was
     0.4 GB of a million pages' cache; the steps' weights (1, the in-link weight, or both
     added) are held in the narrowest float type that holds them exactly, so every P[i, j]
     is the same float64 product scipy made, to the last bit."""
@@ -165,7 +165,10 @@ def pagerank_walk(
     seeds_at, share = _restart_seeds(n, seeds)
     if len(seeds_at) == 0 or share.sum() == 0:
         return Walk(np.zeros(n), np.empty(0, dtype=np.int64))
-    indptr, indices = graph.steps.indptr, graph.steps.indices
+    # P's entries, worked out once a process (at a million pages ~130 MB of memory, not of
+    # cache): weighing each row's steps as a walk reads them cost ~1 ms a question.
+    fwd = graph.forward
+    indptr, indices, data = fwd.indptr, fwd.indices, fwd.data
     # Zeroed lazily by the OS: only the pages the walk reaches are ever written.
     estimate = np.zeros(n)
     residual = np.zeros(n)
@@ -202,7 +205,7 @@ def pagerank_walk(
         live = active[spreads]
         if len(live):
             edges, owner = _edges_of(indptr, live)
-            weights = graph.step_weights(edges, live[owner]) * spread[spreads][owner]
+            weights = data[edges] * spread[spreads][owner]
             if n >= SPARSE_FROM and len(edges) * SPARSE_ROUND < n:
                 targets = indices[edges]
                 # Each target's weights summed in edge order, as the vault-wide bincount
