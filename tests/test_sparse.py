@@ -214,3 +214,23 @@ def test_split_columns_that_lie_outside_the_shape_are_refused() -> None:
     wide = SplitCSR.of(CSR.from_scipy(sp.csr_matrix(([1.0], ([0], [69_999])), shape=(1, 70_000))))
     with pytest.raises(ValueError):  # its last block holds 4,464 columns, not 65,536
         SplitCSR(wide.indptr, wide.low + 5_000, wide.data, wide.block_starts, (1, 70_000)).check()
+
+
+@pytest.mark.parametrize("weighed", [False, True])
+def test_scoring_block_by_block_gives_the_sums_of_one_bincount(
+    weighed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pages past 65,536 (three blocks of split page numbers); both ways of a full scoring
+    # add every page's weights in the question's order from 0: the same bits.
+    from wikiq.retrieve import body as body_module
+
+    counts = sp.random(140_000, 30, density=0.01, random_state=6, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)
+    index = BodyIndex(TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts)), weighed=weighed)
+    ids = [3, 17, 3, 29, 0]
+    monkeypatch.setattr(body_module, "BLOCKS_FROM", 10**12)
+    pages, scores = index._score_all(ids)
+    monkeypatch.setattr(body_module, "BLOCKS_FROM", 0)
+    blocks_pages, blocks_scores = index._score_all(ids)
+    assert pages.tolist() == blocks_pages.tolist() and scores.tolist() == blocks_scores.tolist()
+    assert pages.max() > 2 * 65_536

@@ -37,6 +37,11 @@ PRUNE_TERMS = 8
 # ... and once the bound is beaten, one more term is taken while more than this many times
 # `limit` candidates could still join the best (each is looked up in every term's postings).
 PRUNE_NARROW = 8
+# A full scoring of more postings than this adds them block by block of the split page
+# numbers (`_add_weights`); fewer are joined and counted by one bincount. Per question at 1M
+# pages, median of 200 questions: above 400,000 postings 11.3 against 14.3 ms, below it the
+# bincount 10-25% quicker; at 100,000 pages the bincount always (2026-12-05).
+BLOCKS_FROM = 400_000
 # Looking a candidate up in one term's postings (a binary search) costs about as much as
 # adding this many postings into the scores: past that, scoring every posting is cheaper.
 LOOKUP_COST = 4
@@ -286,12 +291,18 @@ class BodyIndex:
     def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Every page holding a term: (pages, BM25 scores), in page order."""
         # Walk the postings of the question's terms directly (CSC columns): cost grows with
-        # how many pages contain the terms, never with the size of the vault. Each page's
-        # weights are added term by term, in the question's order, from 0: the sums a
-        # bincount over the terms' postings one after the other makes, bit for bit.
-        scores = np.zeros(self.n_docs)
-        for j in ids:
-            self._add_weights(j, scores)
+        # how many pages contain the terms, never with the size of the vault.
+        if self._posting_count(ids) > BLOCKS_FROM:
+            # Each page's weights added term by term, in the question's order, from 0: the
+            # sums the bincount below makes, bit for bit.
+            scores: np.ndarray = np.zeros(self.n_docs)
+            for j in ids:
+                self._add_weights(j, scores)
+        else:
+            postings = [self._postings(j) for j in ids]
+            rows = np.concatenate([pages for pages, _ in postings])
+            vals = np.concatenate([weights for _, weights in postings])
+            scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
         hit = np.nonzero(scores > 0)[0]
         return hit, scores[hit]
 
