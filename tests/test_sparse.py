@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from wikiq import sparse
 from wikiq.retrieve.body import K1, BodyIndex
 from wikiq.retrieve.passage_bm25 import PassageIndex, passage_weights
-from wikiq.sparse import CSR, distinct_values
+from wikiq.sparse import CSR, SplitCSR, distinct_values
 from wikiq.vault import store
 from wikiq.vault.terms import TermIndex
 
@@ -58,25 +58,38 @@ def test_bm25_weights_are_the_ones_scipy_computed(
     rows = np.repeat(np.arange(60), np.diff(counts.indptr))
     w = counts.data * (K1 + 1.0) / (counts.data + norm[rows]) * index.idf[counts.indices]
     expected = sp.csr_matrix((w.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape).tocsc()
+    weights = index.weight_matrix()
     for name in ("indptr", "indices", "data"):
-        assert np.array_equal(getattr(index.weights, name), getattr(expected, name))
+        assert np.array_equal(getattr(weights, name), getattr(expected, name))
 
 
-def test_bm25_weighed_as_read_gives_the_same_bits_and_hits() -> None:
+def test_bm25_weighed_as_read_gives_the_weights_of_the_whole_matrix_in_one_byte_or_four() -> None:
+    # The counts are kept in one byte and weighed as a question reads them: the same bits as
+    # the whole matrix weighed at once (as the index stored it), and as float32 counts give.
     counts = sp.random(80, 50, density=0.2, random_state=2, format="csr", dtype=np.float32)
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
     terms = TermIndex([f"t{j}" for j in range(50)], CSR.from_scipy(counts))
-    eager, lazy = BodyIndex(terms), BodyIndex(terms, lazy=True)
-    assert eager.weights is not None and lazy.weights is None
+    index = BodyIndex(terms)
+    assert index.postings.data.dtype == np.uint8
+    whole = index.weight_matrix()
     for j in range(50):
-        assert np.array_equal(lazy._postings(j)[1], eager.weights.row_values(j))
+        assert np.array_equal(index._postings(j)[1], whole.row_values(j))
+    weighed = BodyIndex(terms, weighed=True)  # the weights kept, as the text index keeps them
+    assert weighed.postings.data.dtype == np.float32
+    for j in range(50):
+        assert np.array_equal(weighed._postings(j)[1], whole.row_values(j))
     query = ["t1", "t7", "t7", "t30", "nope"]
-    a, b = eager.search(query), lazy.search(query)
+    a, b = index.search(query), weighed.search(query)
     assert np.array_equal(a.pages, b.pages) and np.array_equal(a.scores, b.scores)
-    assert np.array_equal(a.coverage, b.coverage) and a.terms == b.terms
-    g1, g2 = eager.search_groups([["t2", "t3"], ["t9"]]), lazy.search_groups([["t2", "t3"], ["t9"]])
+    assert np.array_equal(a.coverage, b.coverage)
+    g1, g2 = index.search_groups([["t2", "t3"], ["t9"]]), weighed.search_groups([["t2", "t3"], ["t9"]])
     assert np.array_equal(g1.pages, g2.pages) and np.array_equal(g1.scores, g2.scores)
-    assert np.array_equal(eager.pages_with("t4"), lazy.pages_with("t4"))
+    counts.data[0] = 300.0  # no longer fits one byte: two
+    wide = BodyIndex(TermIndex(terms.vocab, CSR.from_scipy(counts)))
+    assert wide.postings.data.dtype == np.uint16
+    whole = wide.weight_matrix()
+    for j in range(50):
+        assert np.array_equal(wide._postings(j)[1], whole.row_values(j))
 
 
 def test_scoring_chosen_passages_gives_their_scores_in_a_full_search() -> None:
@@ -84,7 +97,7 @@ def test_scoring_chosen_passages_gives_their_scores_in_a_full_search() -> None:
     counts.data = np.ceil(counts.data * 9).astype(np.float32)
     terms = TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts))
     passages = _passage_index(terms)
-    assert passages.counts.data.dtype == np.uint16  # whole counts kept in two bytes
+    assert passages.counts.data.dtype == np.uint8  # whole counts kept in one byte
     query = ["t2", "t5", "t5", "t11", "absent"]
     full = BodyIndex(terms).search(query, limit=90).as_dict()
     rows = np.array([70, 3, 44, 12, 89, 0])  # in any order, some holding no query term
@@ -175,3 +188,49 @@ def test_distinct_values_are_uniques_with_their_slots() -> None:
 
 def _passage_index(terms: TermIndex) -> PassageIndex:
     return PassageIndex(passage_weights(terms), terms)
+
+
+@pytest.mark.parametrize("n_cols", [5, 65_536, 65_537, 200_001])
+def test_split_columns_give_back_every_row(n_cols: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Page numbers kept in two bytes and split by block: every row as it was, read in slices.
+    monkeypatch.setattr(sparse, "ENTRY_SLICE", 7)
+    m = sp.random(40, n_cols, density=min(1.0, 300 / n_cols), random_state=5, format="csr")
+    m.data = np.ceil(m.data * 9)
+    flat = CSR.from_scipy(m)
+    split = SplitCSR.of(flat).check()
+    for i in range(40):
+        assert flat.row(i).tolist() == split.row(i).tolist()
+        assert np.array_equal(flat.row_values(i), split.row_values(i))
+    assert split.low.dtype == np.uint16 and split.row(0).dtype == np.int32
+
+
+def test_split_columns_that_lie_outside_the_shape_are_refused() -> None:
+    m = CSR.from_scipy(sp.csr_matrix(np.eye(3, 70_000)))
+    split = SplitCSR.of(m)
+    bad_blocks = split.block_starts.copy()
+    bad_blocks[0, 1] = 5  # more entries than the row holds
+    with pytest.raises(ValueError):
+        SplitCSR(split.indptr, split.low, split.data, bad_blocks, split.shape).check()
+    wide = SplitCSR.of(CSR.from_scipy(sp.csr_matrix(([1.0], ([0], [69_999])), shape=(1, 70_000))))
+    with pytest.raises(ValueError):  # its last block holds 4,464 columns, not 65,536
+        SplitCSR(wide.indptr, wide.low + 5_000, wide.data, wide.block_starts, (1, 70_000)).check()
+
+
+@pytest.mark.parametrize("weighed", [False, True])
+def test_scoring_block_by_block_gives_the_sums_of_one_bincount(
+    weighed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pages past 65,536 (three blocks of split page numbers); both ways of a full scoring
+    # add every page's weights in the question's order from 0: the same bits.
+    from wikiq.retrieve import body as body_module
+
+    counts = sp.random(140_000, 30, density=0.01, random_state=6, format="csr", dtype=np.float32)
+    counts.data = np.ceil(counts.data * 9).astype(np.float32)
+    index = BodyIndex(TermIndex([f"t{j}" for j in range(30)], CSR.from_scipy(counts)), weighed=weighed)
+    ids = [3, 17, 3, 29, 0]
+    monkeypatch.setattr(body_module, "BLOCKS_FROM", 10**12)
+    pages, scores = index._score_all(ids)
+    monkeypatch.setattr(body_module, "BLOCKS_FROM", 0)
+    blocks_pages, blocks_scores = index._score_all(ids)
+    assert pages.tolist() == blocks_pages.tolist() and scores.tolist() == blocks_scores.tolist()
+    assert pages.max() > 2 * 65_536

@@ -264,3 +264,29 @@ def test_an_edit_found_at_open_that_renames_a_page_is_read_into_the_catalog(
     assert wiki.catalog.edited == ()  # read in, since its names changed
     i = wiki.catalog.by_path["concepts/geostationary-orbit"]
     assert "Zorblax belt" in wiki.catalog.pages[i].aliases
+
+
+def test_a_patched_index_bounds_its_changed_terms_by_their_new_weights(
+    wiki: Wiki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MaxScore reads each term's largest weight from the index; an edit that changes a term's
+    # rows must bound it by the weights it now has, or pruning would drop a page.
+    from wikiq.retrieve import body as body_module
+    from wikiq.vault.terms import match_terms
+
+    _, file = _page(wiki, "concepts/geostationary-orbit")
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text + "\nOrbit, orbit, orbit: an orbit of orbits.\n", encoding="utf-8")
+    patched = patched_retriever(wiki.retriever, wiki.catalog, read_edits(wiki.catalog, [file]))
+    assert patched is not None
+    index = patched.indexes.text
+    j = index.term_ids["orbit"]
+    assert index._bound(j) == float(index._postings(j)[1].max())
+    assert index._bound(j) > float(wiki.retriever.indexes.text.max_weight[j])
+    query = match_terms("orbit of the satellite over the earth")
+    monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
+    full = index.search(query, limit=3)
+    monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
+    pruned = index.search(query, limit=3)
+    assert pruned.pages.tolist() == full.pages.tolist()
+    assert pruned.scores.tolist() == full.scores.tolist()

@@ -32,7 +32,9 @@ def test_two_byte_counts_give_two_byte_sums_and_the_same_weights(
     assert wide.matrix.data.dtype == np.float32 and narrow.matrix.data.dtype == np.uint16
     moon = catalog.by_path["entities/moon"]
     assert narrow.row(moon)["luna"] == NAME_REPEAT and narrow.row(moon) == wide.row(moon)
-    assert np.array_equal(BodyIndex(narrow).weights.data, BodyIndex(wide).weights.data)
+    one_byte = titled_terms(catalog, _with_counts(body, body.matrix.data.astype(np.uint8)))
+    assert one_byte.matrix.data.dtype == np.uint16 and one_byte.row(moon) == wide.row(moon)
+    assert np.array_equal(BodyIndex(narrow).weight_matrix().data, BodyIndex(wide).weight_matrix().data)
 
 
 def test_a_sum_that_would_not_fit_in_two_bytes_is_kept_wide(make_catalog: CatalogFactory) -> None:

@@ -67,7 +67,12 @@ def test_what_the_cache_saves_comes_back_the_same(make_vault: VaultFactory) -> N
     assert second.out_links == first.out_links and second.dead_links == first.dead_links
     assert loaded.names.names == built.names.names
     for name in ("indptr", "indices", "data"):
-        assert np.array_equal(getattr(loaded.text.weights, name), getattr(built.text.weights, name))
+        loaded_counts, built_counts = loaded.text.postings.joined(), built.text.postings.joined()
+        assert np.array_equal(getattr(loaded_counts, name), getattr(built_counts, name))
+    assert np.array_equal(loaded.text.norm, built.text.norm)
+    assert loaded.graph is second.graph  # the catalog's, not a copy of its own
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(loaded.walk.forward, name), getattr(built.walk.forward, name))
     assert loaded.languages == built.languages
 
 
@@ -261,3 +266,29 @@ def test_releasing_an_array_of_a_mapped_file_hands_its_pages_back(
     store.release_pages(loaded["counts"][::2])  # strided
     assert spans == [199_000 * 4]
     assert np.array_equal(loaded["counts"], counts)  # read back from the file as ever
+
+
+def test_caches_of_the_previous_formats_are_rebuilt_not_read(
+    make_vault: VaultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Format 10's counts were two bytes, index format 15 stored weights, the walk's P and the
+    # link graph: files saying so are read as absent, and built again.
+    from wikiq.retrieve import indexes
+    from wikiq.vault import cache as catalog_cache
+
+    vault = make_vault(PAGES)
+    monkeypatch.setattr(catalog_cache, "CACHE_FORMAT", catalog_cache.CACHE_FORMAT - 1)
+    monkeypatch.setattr(indexes, "INDEX_FORMAT", indexes.INDEX_FORMAT - 1)
+    old = open_catalog(locate_vault(vault))
+    cached_indexes(old, "both", 0.5)
+    monkeypatch.undo()
+    builds = []
+    build = indexes.build_indexes
+    monkeypatch.setattr(indexes, "build_indexes", lambda *a: builds.append(1) or build(*a))
+    again = open_catalog(locate_vault(vault))
+    assert again.files_read == 2  # every page read again
+    cached_indexes(again, "both", 0.5)
+    assert builds == [1]
+    third = open_catalog(locate_vault(vault))
+    assert third.files_read == 0 and cached_indexes(third, "both", 0.5).graph is third.graph
+    assert builds == [1]

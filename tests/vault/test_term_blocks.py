@@ -133,15 +133,18 @@ def test_pages_of_several_rows_keep_their_rows_through_blocks_and_refreshes() ->
     assert again.entries == 5
 
 
-def test_batch_counts_are_kept_in_two_bytes_until_one_does_not_fit(spill: Path | None) -> None:
+def test_batch_counts_are_kept_in_one_byte_until_one_does_not_fit(spill: Path | None) -> None:
     vocab, buffer = Vocab(), TermBuffer(expected_rows=4, spill=spill)
     rows = _blocks([PAGES[:3]], buffer, vocab)
+    assert build_term_index(rows, vocab=vocab).matrix.data.dtype == np.uint8
+    many = [{"moon": 300, "dust": 1}]  # one word 300 times in one page: two bytes
+    rows += _blocks([many], buffer, vocab)
     assert build_term_index(rows, vocab=vocab).matrix.data.dtype == np.uint16
     huge = [{"moon": 70_000, "dust": 1}]  # one word 70,000 times in one page
     rows += _blocks([huge, PAGES[3:]], buffer, vocab)
     got = build_term_index(rows, vocab=vocab)
     assert got.matrix.data.dtype == np.float32
-    _same(got, build_term_index(PAGES[:3] + huge + PAGES[3:]))
+    _same(got, build_term_index(PAGES[:3] + many + huge + PAGES[3:]))
 
 
 def test_a_buffer_that_cannot_spill_keeps_its_counts_in_memory(tmp_path: Path) -> None:
@@ -150,3 +153,21 @@ def test_a_buffer_that_cannot_spill_keeps_its_counts_in_memory(tmp_path: Path) -
     got = build_term_index(_blocks([PAGES[:2], PAGES[2:]], buffer, vocab), None, vocab)
     _same(got, build_term_index(PAGES))
     assert not _in_a_file(got.matrix.indices)
+
+
+def test_term_numbers_are_kept_in_two_bytes_until_the_vocabulary_outgrows_them(
+    spill: Path | None,
+) -> None:
+    # 70,000 distinct words: the numbers past 65,535 need four bytes, and the rows read
+    # before them keep their terms.
+    vocab, buffer = Vocab(), TermBuffer(expected_rows=3, spill=spill)
+    rows = _blocks([PAGES[:2]], buffer, vocab)
+    assert build_term_index(rows, vocab=vocab).matrix.indices.dtype == np.uint16
+    many = [{f"w{k}": 1 for k in range(70_000)}]
+    rows += _blocks([many, PAGES[2:]], buffer, vocab)
+    got = build_term_index(rows, vocab=vocab)
+    assert got.matrix.indices.dtype == np.int32
+    _same(got, build_term_index(PAGES[:2] + many + PAGES[2:]))
+    # A page read again in a refresh keeps two bytes where its numbers fit, four where not.
+    again = build_term_index([0, {"moon": 1}, 2], build_term_index(PAGES[:3]))
+    assert again.matrix.indices.dtype == np.uint16 and again.row(1) == {"moon": 1}

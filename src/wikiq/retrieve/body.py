@@ -1,7 +1,10 @@
 """Body search (the skill's Tier C): BM25 over page text, from the catalog's term counts.
 
-The weight matrix is precomputed once, by term (each term's postings), so a question costs one
-slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
+Each term's postings are kept by term, their page numbers in two bytes (`sparse.SplitCSR`),
+with either the BM25 weights precomputed (float32: the text and lead indexes every question
+reads) or the counts (one byte where they fit: the source notes' index), weighed when a
+question reads them with the operations the precomputed weights were made with: the same bits.
+A question costs one slice per term and a sum. Besides the BM25 score, each hit carries its *coverage*: the share of the
 question's IDF weight the page contains. Coverage is absolute (it does not depend on the other
 results), which is what deciding "the vault does not cover this" needs.
 """
@@ -17,8 +20,8 @@ import numpy as np
 
 from wikiq import sparse
 from wikiq.retrieve.topk import best_places, kth_largest
-from wikiq.sparse import CSR, positions_in
-from wikiq.vault.terms import TermIndex
+from wikiq.sparse import BLOCK, CSR, SplitCSR, positions_in
+from wikiq.vault.terms import TermIndex, narrowest_counts
 
 K1 = 1.2
 B = 0.75
@@ -34,6 +37,11 @@ PRUNE_TERMS = 8
 # ... and once the bound is beaten, one more term is taken while more than this many times
 # `limit` candidates could still join the best (each is looked up in every term's postings).
 PRUNE_NARROW = 8
+# A full scoring of more postings than this adds them block by block of the split page
+# numbers (`_add_weights`); fewer are joined and counted by one bincount. Per question at 1M
+# pages, median of 200 questions: above 400,000 postings 11.3 against 14.3 ms, below it the
+# bincount 10-25% quicker; at 100,000 pages the bincount always (2026-12-05).
+BLOCKS_FROM = 400_000
 # Looking a candidate up in one term's postings (a binary search) costs about as much as
 # adding this many postings into the scores: past that, scoring every posting is cheaper.
 LOOKUP_COST = 4
@@ -106,43 +114,89 @@ def _weights(counts: CSR, norm: np.ndarray, idf: np.ndarray, k1: float) -> np.nd
     return out
 
 
+def _row_maxima(matrix: CSR, values: np.ndarray) -> np.ndarray:
+    """The largest of `values` (one per entry of `matrix`) in each row; 0 for an empty row."""
+    out = np.zeros(matrix.shape[0], dtype=values.dtype)
+    rows = np.nonzero(np.diff(matrix.indptr) > 0)[0]
+    if len(rows):
+        out[rows] = np.maximum.reduceat(values, matrix.indptr[rows])
+    return out
+
+
 class BodyIndex:
-    """BM25 weights for every (page, term) pair of a vault."""
+    """BM25 over every (page, term) pair of a vault: the counts by term, and the parameters
+    that weigh them."""
 
     def __init__(
-        self, terms: TermIndex, *, k1: float = K1, b: float = B, lazy: bool = False
+        self, terms: TermIndex, *, k1: float = K1, b: float = B, weighed: bool = False
     ) -> None:
-        """`lazy`: weigh a term's postings when a question reads them, not every entry now
-        (an index built for one process, as the source notes' is: ~20 ms on ob-wiki's notes).
-        Each weight comes from the same operations on the same values: the same bits."""
-        # Computed by term (each term's postings), the layout a question reads: every value
-        # below is per entry, so it is the same bit for bit whichever way entries are ordered.
-        counts = terms.by_term()
-        n_docs = counts.shape[1]
+        """`weighed`: keep every posting's weight (float32) rather than its count (one byte
+        where they fit). Weighing a common term's postings as a question reads them cost the
+        cascade at a million pages ~5 ms of ~27 (p50), the lead index's ~1.5 ms more: both
+        keep their weights; the source notes' index, built per process, its counts."""
+        # Kept by term (each term's postings), the layout a question reads: every weight is
+        # worked out per entry, so it is the same bit for bit whichever way entries are ordered.
+        by_term = terms.by_term()
+        n_docs = by_term.shape[1]
         self.n_docs = n_docs
         self.term_ids = terms.term_ids
-        pages = counts.indices
-        df = np.diff(counts.indptr).astype(np.float32)
+        df = np.diff(by_term.indptr).astype(np.float32)
         # The lengths are kept with the source notes' index (vault/terms.py).
         self.idf, norm = bm25_parameters(df, terms.lengths(), k1, b)
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         self.k1 = k1
         self.norm = norm  # per page: recovers term counts (search_groups)
-        self.weights: CSR | None = None
-        if lazy:
-            tf = counts.data.astype(np.float32, copy=False)
-            self._counts = CSR(counts.indptr, pages, tf, counts.shape)
-            return
-        self.weights = CSR(counts.indptr, pages, _weights(counts, norm, self.idf, k1), counts.shape)
+        nnz = by_term.nnz
+        data = narrowest_counts(by_term.data[:nnz])
+        counts = CSR(by_term.indptr, by_term.indices[:nnz], data, by_term.shape)
+        weights = _weights(counts, norm, self.idf, k1)
+        # Each term's largest weight (MaxScore's bound), so that a common term's postings
+        # need not all be weighed to find it.
+        self.max_weight = _row_maxima(counts, weights)
+        self.weighed = weighed
+        # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
+        values = weights if weighed else data
+        self.postings = SplitCSR.of(CSR(counts.indptr, counts.indices, values, counts.shape))
+
+    def weight_matrix(self) -> CSR:
+        """Every term's postings weighed at once (by term): what `_postings` gives a term."""
+        c = self.postings.joined()
+        if self.weighed:
+            return c
+        return CSR(c.indptr, c.indices, _weights(c, self.norm, self.idf, self.k1), c.shape)
 
     def _postings(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """The pages holding term `j` and its BM25 weight in each."""
-        if self.weights is not None:
-            return self.weights.row(j), self.weights.row_values(j)
-        tf, pages = self._counts.row_values(j), self._counts.row(j)
-        weights = tf * (self.k1 + 1.0) / (tf + self.norm[pages]) * self.idf[j]
-        return pages, weights.astype(np.float32)
+        pages = self.postings.row(j)
+        return pages, self._weigh(j, pages, self.postings.row_values(j))
+
+    def _weigh(
+        self, j: int, pages: np.ndarray, counts: np.ndarray, norm: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Term `j`'s BM25 weights in `pages`, from its `counts` there: float32, as `_weights`
+        computes them (the same operations on the same values, so the same bits), into two
+        new arrays rather than five (a common term's postings are megabytes). `norm`: the
+        length normalisations `pages` index (all of them by default; one block's, for pages
+        numbered within it). A weighed index's values are the weights themselves."""
+        if self.weighed:
+            return counts
+        weights = counts.astype(np.float32)
+        held = (self.norm if norm is None else norm)[pages]
+        held += weights  # tf + norm: the same sum either way round
+        weights *= self.k1 + 1.0
+        weights /= held
+        weights *= self.idf[j]
+        return weights
+
+    def _bound(self, j: int) -> float:
+        """The largest weight term `j` has in any page."""
+        stale: dict[int, float] | None = getattr(self, "_stale_bounds", None)
+        if stale is None or j not in stale:
+            return float(self.max_weight[j])
+        if math.isnan(stale[j]):  # a row an edit changed (retrieve/delta.py): weighed once
+            stale[j] = float(self._postings(j)[1].max(initial=0.0))
+        return stale[j]
 
     def idf_of(self, term: str) -> float:
         j = self.term_ids.get(term)
@@ -179,7 +233,7 @@ class BodyIndex:
         j = self.term_ids.get(term)
         if j is None:
             return np.empty(0, dtype=np.int64)
-        return self._matrix().row(j)
+        return self.postings.row(j)
 
     def search(
         self,
@@ -224,7 +278,7 @@ class BodyIndex:
         matched = np.zeros(len(pages))
         if len(pages) == 0:
             return matched
-        matrix = self._matrix()  # the pages alone: a lazy index need not weigh its postings
+        matrix = self.postings  # the pages alone: their weights are not needed
         for j in ids:
             held = matrix.row(j)
             if len(held):
@@ -232,22 +286,43 @@ class BodyIndex:
         return matched
 
     def _posting_count(self, ids: Sequence[int]) -> int:
-        matrix = self._matrix()
-        return sum(matrix.row_size(j) for j in ids)
-
-    def _matrix(self) -> CSR:
-        return self.weights if self.weights is not None else self._counts
+        return sum(self.postings.row_size(j) for j in ids)
 
     def _score_all(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Every page holding a term: (pages, BM25 scores), in page order."""
         # Walk the postings of the question's terms directly (CSC columns): cost grows with
         # how many pages contain the terms, never with the size of the vault.
-        postings = [self._postings(j) for j in ids]
-        rows = np.concatenate([pages for pages, _ in postings])
-        vals = np.concatenate([weights for _, weights in postings])
-        scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
+        if self._posting_count(ids) > BLOCKS_FROM:
+            # Each page's weights added term by term, in the question's order, from 0: the
+            # sums the bincount below makes, bit for bit.
+            scores: np.ndarray = np.zeros(self.n_docs)
+            for j in ids:
+                self._add_weights(j, scores)
+        else:
+            postings = [self._postings(j) for j in ids]
+            rows = np.concatenate([pages for pages, _ in postings])
+            vals = np.concatenate([weights for _, weights in postings])
+            scores = np.bincount(rows, weights=vals, minlength=self.n_docs)
         hit = np.nonzero(scores > 0)[0]
         return hit, scores[hit]
+
+    def _add_weights(self, j: int, scores: np.ndarray) -> None:
+        """Add term `j`'s weights into `scores` (one per page). Block by block of the split
+        page numbers, each numbered within its block: they index that block's lengths and
+        scores as they are, never widened to page numbers (a common term's postings at a
+        million pages are ~0.5 million)."""
+        c = self.postings
+        if not isinstance(c, SplitCSR):  # an edit's patched rows (retrieve/delta.py)
+            pages, weights = self._postings(j)
+            scores[pages] += weights
+            return
+        first = int(c.indptr[j])
+        starts = c.block_starts[j].tolist()
+        for b, (s, e) in enumerate(itertools.pairwise(starts)):
+            if e > s:
+                at = slice(b * BLOCK, (b + 1) * BLOCK)
+                low, counts = c.low[first + s : first + e], c.data[first + s : first + e]
+                scores[at][low] += self._weigh(j, low, counts, self.norm[at])
 
     def _score_pruned(self, ids: Sequence[int], limit: int) -> tuple[np.ndarray, np.ndarray] | None:
         """MaxScore's pruning (Turtle and Flood, 1995): the pages holding the question's rarer
@@ -262,12 +337,12 @@ class BodyIndex:
 
         Every candidate's score adds the same float weights in the same order as `_score_all`,
         so the top pages and their scores are the same, bit for bit."""
-        postings = [self._postings(j) for j in ids]
-        rarest_first = sorted(range(len(ids)), key=lambda i: len(postings[i][0]))
-        # A term adds at most its largest weight in any page (one pass over its postings,
-        # far cheaper than adding all of them up).
-        bound = [float(postings[i][1].max()) for i in rarest_first]
-        total = sum(len(pages) for pages, _ in postings)
+        entries = [(self.postings.row(j), self.postings.row_values(j)) for j in ids]
+        rarest_first = sorted(range(len(ids)), key=lambda i: len(entries[i][0]))
+        # A term adds at most its largest weight in any page (kept with the index: a common
+        # term's postings are weighed only where a candidate holds it).
+        bound = [self._bound(ids[i]) for i in rarest_first]
+        total = sum(len(pages) for pages, _ in entries)
         # Each candidate's rarer-term part of its score, a lower bound of the whole, added
         # one term at a time into one array (a page never touched costs nothing).
         partial = np.zeros(self.n_docs)
@@ -275,12 +350,12 @@ class BodyIndex:
         kept: np.ndarray | None = None
         read = added = 0  # postings read; terms added into `partial`
         for i in rarest_first[:PRUNE_TERMS]:
-            pages, weights = postings[i]
+            pages, counts = entries[i]
             read += len(pages)
             if read * PRUNE_SHARE > total:
                 break  # more candidates than can be looked up cheaply
             found.append(pages[partial[pages] == 0])  # weights are positive: 0 is unmet
-            partial[pages] += weights
+            partial[pages] += self._weigh(ids[i], pages, counts)
             added += 1
             if sum(len(f) for f in found) <= limit:
                 continue
@@ -300,27 +375,27 @@ class BodyIndex:
             # Still many: the `limit` best by their rarer terms, scored in full, raise the bar
             # from their lower bounds to their scores (never lower), and most fall below it.
             head = np.sort(kept[best_places(partial[kept], limit)])
-            bar = kth_largest(self._score_candidates(postings, head), limit)
+            bar = kth_largest(self._score_candidates(ids, entries, head), limit)
             kept = kept[partial[kept] + sum(bound[added:]) >= bar * (1.0 - 1e-6)]
         if len(kept) * len(ids) * LOOKUP_COST > total:
             return None  # looking each one up would cost more than adding every posting
         kept = np.sort(kept)  # each page was met once
-        return kept, self._score_candidates(postings, kept)
+        return kept, self._score_candidates(ids, entries, kept)
 
     def _score_candidates(
-        self, postings: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
+        self, ids: Sequence[int], entries: list[tuple[np.ndarray, np.ndarray]], cand: np.ndarray
     ) -> np.ndarray:
         """BM25 scores of the pages `cand` (sorted), each term added in the question's
-        order, as `_score_all` adds them."""
+        order, as `_score_all` adds them; a term is weighed only where a candidate holds it."""
         scores = np.zeros(len(cand))
-        for pages, weights in postings:
+        for j, (pages, counts) in zip(ids, entries, strict=True):
             if len(pages) < len(cand):  # find the term's pages among the candidates
                 at, holds = positions_in(cand, pages)
-                at, found = at[holds], weights[holds]
+                at, where = at[holds], np.nonzero(holds)[0]
             else:  # find the candidates among the term's pages
                 where, holds = positions_in(pages, cand)
-                at, found = np.nonzero(holds)[0], weights[where[holds]]
-            scores[at] += found
+                at, where = np.nonzero(holds)[0], where[holds]
+            scores[at] += self._weigh(j, pages[where], counts[where])
         return scores
 
     def search_groups(self, groups: Sequence[Sequence[str]], *, limit: int = 100) -> BodyHits:

@@ -29,7 +29,7 @@ import numpy as np
 from wikiq.retrieve.body import B, BodyIndex, idf_of_df, length_norms
 from wikiq.retrieve.indexes import NAME_REPEAT, terms_of_names
 from wikiq.retrieve.passage_bm25 import PassageIndex
-from wikiq.sparse import CSR, positions_in
+from wikiq.sparse import CSR, SplitCSR, positions_in
 from wikiq.vault.page import page_path_for
 from wikiq.vault.reading import read_one
 from wikiq.vault.scan import stat_file
@@ -173,8 +173,6 @@ def patched_body(
     index: BodyIndex, old: dict[int, Counts], new: dict[int, Counts]
 ) -> BodyIndex | None:
     """`index` with pages `old` (their counts as built) holding `new` counts instead."""
-    if index.weights is None:  # a lazy index (the source notes'): rebuilt, never patched
-        return None
     k1 = index.k1
     lengths = {p: float(sum(c.values())) for p, c in old.items()}
     average = _average_length(index.norm, k1, lengths.items())
@@ -190,7 +188,10 @@ def patched_body(
     norm = index.norm.copy()  # 4 MB at a million pages
     pages = sorted(new)
     norm[pages] = _norms((sum(new[p].values()) for p in pages), average, k1)
-    changes: dict[int, dict[int, float]] = {}  # term -> page -> new weight (nan: none)
+    # term -> page -> new weight, or count for an index that weighs them as a question reads
+    # them (nan: none). Either way each edited page's weights are what a build with the
+    # patched lengths and IDFs gives, and every other page's are as stored.
+    changes: dict[int, dict[int, float]] = {}
     for p in pages:
         for term in old[p]:
             j = ids.get(term)
@@ -201,15 +202,19 @@ def patched_body(
         tf = np.asarray([tf_of[t] for t in terms], dtype=np.float32)
         col = np.asarray([ids[t] for t in terms], dtype=np.int64)
         # The stored weights' own operations on float32 values (body.py, `_weights`).
-        weights = tf * np.float32(k1 + 1.0) / (tf + norm[p]) * idf[col]
-        for j, w in zip(col.tolist(), weights.tolist(), strict=True):
+        values = tf * np.float32(k1 + 1.0) / (tf + norm[p]) * idf[col] if index.weighed else tf
+        for j, w in zip(col.tolist(), values.tolist(), strict=True):
             changes.setdefault(j, {})[p] = w
     patched = copy.copy(index)
     patched.term_ids = ids  # type: ignore[assignment]
     patched.idf = idf
     patched.doc_share = np.concatenate([index.doc_share, share])
     patched.norm = norm
-    patched.weights = PatchedRows(index.weights, changes, len(idf))  # type: ignore[assignment]
+    patched.postings = PatchedRows(index.postings, changes, len(idf))  # type: ignore[assignment]
+    # The largest weights of the changed rows (and of rows an earlier edit changed) are
+    # worked out when a search first needs them (BodyIndex._bound).
+    before: dict[int, float] = getattr(index, "_stale_bounds", None) or {}
+    patched._stale_bounds = dict.fromkeys([*before, *changes], math.nan)  # type: ignore[attr-defined]
     return patched
 
 
@@ -217,16 +222,17 @@ class PatchedRows:
     """A by-term matrix read with some rows changed: row j is the stored row with the edited
     pages' entries taken out and their new ones put in, in page order. Worked out when a row
     is read: a common term's row at a million pages is megabytes, and only a question that
-    reads it pays for the copy (two passes over it)."""
+    reads it pays for the copy (two passes over it). A changed row's values are float32 (a
+    new count may not fit the stored ones' type)."""
 
-    def __init__(self, base: CSR, changes: dict[int, dict[int, float]], n_rows: int) -> None:
+    def __init__(self, base: SplitCSR, changes: dict[int, dict[int, float]], n_rows: int) -> None:
         self._base = base
         self.shape = (n_rows, base.shape[1])
         self._changes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._sizes: dict[int, int] = {}
         for j, by_page in changes.items():
-            pages = np.asarray(sorted(by_page), dtype=base.indices.dtype)
-            weights = np.asarray([by_page[p] for p in pages.tolist()], dtype=base.data.dtype)
+            pages = np.asarray(sorted(by_page), dtype=np.int32)  # as `row` gives them
+            weights = np.asarray([by_page[p] for p in pages.tolist()], dtype=np.float32)
             self._changes[j] = (pages, weights)
             stored, _ = self._stored(j)
             held = _held(stored, pages)
@@ -236,7 +242,7 @@ class PatchedRows:
     def _stored(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         if j < self._base.shape[0]:
             return self._base.row(j), self._base.row_values(j)
-        return self._base.indices[:0], self._base.data[:0]
+        return np.empty(0, dtype=np.int32), self._base.data[:0]
 
     def row(self, j: int) -> np.ndarray:
         return self._entries(j)[0]
@@ -260,7 +266,7 @@ class PatchedRows:
         rows, values = self._stored(j)
         pages, weights = change
         keep = ~_held_mask(rows, pages)
-        rows, values = rows[keep], values[keep]
+        rows, values = rows[keep], values[keep].astype(np.float32)
         put = ~np.isnan(weights)
         at = np.searchsorted(rows, pages[put])
         rows = np.insert(rows, at, pages[put])

@@ -14,7 +14,7 @@ from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
 from wikiq.retrieve.passage_bm25 import PassageWeights, passage_weights
 from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, SplitCSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.catalog import Catalog
@@ -41,10 +41,10 @@ class RetrievalIndexes:
     # counts are the catalog's (`Catalog.field_terms("passages")`, retrieve/passage_bm25.py).
     passages: PassageWeights
     walk: WalkGraph  # PPR transition matrix (Stage 4)
-    graph: CSR  # the link graph (row links to column)
+    graph: CSR  # the link graph (row links to column): the catalog's, not stored again
     graph_t: CSR  # its transpose, row-major: who links to each page
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
-    undirected: CSR  # links in either direction (for Adamic-Adar)
+    undirected: CSR  # links in either direction (for Adamic-Adar; its values are all True)
     degree: np.ndarray  # in + out links per page
     is_source: np.ndarray  # bool per page: a `sources/` page
     types: np.ndarray  # page type as a small integer code
@@ -83,9 +83,9 @@ def build_indexes(
     languages = vault_languages(catalog)  # reads the body's counts a slice at a time
     titled = titled_terms(catalog, catalog.terms)
     read_once("body")  # before the text index's transpose, the largest step
-    text = BodyIndex(titled)
+    text = BodyIndex(titled, weighed=True)  # read by every question: weighed once, here
     del titled
-    lead = BodyIndex(catalog.field_terms("lead"))
+    lead = BodyIndex(catalog.field_terms("lead"), weighed=True)
     read_once("lead")
     passages = passage_weights(catalog.field_terms("passages"))
     read_once("passages")
@@ -98,7 +98,7 @@ def build_indexes(
         graph=catalog.graph,
         graph_t=catalog.graph_t,
         centrality=centrality,
-        undirected=CSR.from_scipy(((graph + graph.T) > 0).astype(np.float32)),
+        undirected=CSR.from_scipy((graph + graph.T) > 0),  # one byte a link: only its pages are read
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
         is_source=np.asarray([t == "source" for t in types], dtype=bool),
         types=_type_codes(types),
@@ -126,12 +126,13 @@ def titled_terms(catalog: Catalog, body: TermIndex) -> TermIndex:
         (np.full(len(rows), float(NAME_REPEAT), dtype=np.float32), (rows, cols_of[local])),
         shape=shape,
     )
-    # The counts as they are (two bytes each, as the cache and a first read keep them), and
-    # their sums too while they fit: float32 sums, transposed for the BM25 weights, were ~1 GB
-    # more at a million pages (the weights read them as float32 either way: the same bits).
+    # The counts as they are (one or two bytes each, as the cache and a first read keep them),
+    # and their sums in two bytes while they fit: float32 sums, transposed for the BM25
+    # weights, were ~1 GB more at a million pages (the weights read them as float32 either
+    # way: the same bits).
     m = body.matrix
     data = m.data[: m.nnz]
-    if data.dtype == np.uint16 and int(data.max(initial=0)) + int(named.max()) <= TWO_BYTES:
+    if data.dtype.kind == "u" and int(data.max(initial=0)) + int(named.max()) <= TWO_BYTES:
         named = named.astype(np.uint16)
     counts = sp.csr_matrix((data, m.indices[: m.nnz], m.indptr), shape=shape)
     return TermIndex(vocab, CSR.from_scipy(counts + named))
@@ -187,7 +188,13 @@ def _type_codes(types: list[str]) -> np.ndarray:
 RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
-INDEX_FORMAT = 15
+# 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
+# numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight;
+# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too.
+INDEX_FORMAT = 20
+
+# What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
+_CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
 
 
 def cached_indexes(
@@ -219,16 +226,19 @@ def cached_indexes(
         isinstance(stored, dict)
         and stored.get("key") == key
         and isinstance(stored.get("indexes"), RetrievalIndexes)
+        and stored["indexes"].graph.shape == (0, 0)
     ):
-        return stored["indexes"]
+        return replace(stored["indexes"], graph=catalog.graph)
     indexes = build_indexes(catalog, direction, in_weight, previous)
-    store.save(path, {"key": key, "indexes": indexes}, STORED_CLASSES)  # unwritable: rebuilt
+    saved = replace(indexes, graph=_CATALOG_GRAPH)  # the catalog's cache holds it (~70 MB at 1M)
+    store.save(path, {"key": key, "indexes": saved}, STORED_CLASSES)  # unwritable: rebuilt
     return indexes
 
 
 # The only classes a saved index may hold (vault/store.py rebuilds them field by field).
 STORED_CLASSES = (
     RetrievalIndexes,
+    SplitCSR,
     NameIndex,
     BodyIndex,
     PassageWeights,

@@ -65,7 +65,7 @@ class NoteSearch:
 
     def __init__(self, index: NoteIndex) -> None:
         self.index = index
-        self.bm25 = BodyIndex(index.terms, lazy=True)  # built per process: weighed as read
+        self.bm25 = BodyIndex(index.terms)  # built per process
         self.page_notes: dict[str, list[int]] = {}
         for note, pages in index.links.items():
             n = index.by_path.get(note)

@@ -28,7 +28,7 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11  # 11: counts in one byte and term numbers in two where they fit
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"

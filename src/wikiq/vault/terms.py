@@ -30,7 +30,9 @@ from wikiq.vault.store import StrIds, Strings, release_pages
 # body cut at headings and paragraphs, each with the title's terms: a long page whose one
 # section answers is ranked by that section, not held down by its length).
 TERM_FIELDS = ("body", "lead", "passages")
-# The largest count two bytes hold (`compact_counts`, `TermBuffer`, the text index's sums).
+# The largest count one and two bytes hold (`compact_counts`, `TermBuffer`, the text index's
+# sums), and the most terms a vocabulary may have for its column numbers to take two bytes.
+ONE_BYTE = int(np.iinfo(np.uint8).max)
 TWO_BYTES = int(np.iinfo(np.uint16).max)
 # A page's counts in each field: one row, or (passages) a row per passage.
 FieldTerms = dict[str, "dict[str, int] | list[dict[str, int]]"]
@@ -140,13 +142,25 @@ class TermIndex:
 
 
 def compact_counts(counts: np.ndarray) -> np.ndarray:
-    """Whole-number term counts as uint16 when every one fits (half of float32's bytes: a
-    million pages' counts are ~350 million entries), else as they are: a count of 65,536 of
-    one word in one row keeps its float32. Every reader converts them as it reads them."""
-    if counts.dtype == np.uint16:
-        return counts  # not read through: a cache's may be a map of a million pages' counts
-    if not len(counts) or float(counts.max()) <= TWO_BYTES:
-        return counts.astype(np.uint16)
+    """Whole-number term counts in the fewest bytes that hold every one: one byte (a generated
+    million-page vault's largest count is 117 in a page, 65 in a passage: 0.5 GB less cache
+    than two bytes), else two, else as they are (float32: a count of 65,536 of one word in
+    one row). Counts already in one or two bytes are kept as they are, not read through (a
+    cache's may be a map of a million pages' counts). Every reader converts them as it reads
+    them, exactly."""
+    if counts.dtype in (np.uint8, np.uint16):
+        return counts
+    return narrowest_counts(counts)
+
+
+def narrowest_counts(counts: np.ndarray) -> np.ndarray:
+    """`counts` in the fewest bytes that hold every one, reading them through (see
+    `compact_counts`)."""
+    top = float(counts.max()) if len(counts) else 0.0
+    if top <= ONE_BYTE:
+        return counts.astype(np.uint8, copy=False)
+    if top <= TWO_BYTES:
+        return counts.astype(np.uint16, copy=False)
     return counts
 
 
@@ -176,24 +190,29 @@ class TermBuffer:
     arrays. When the pages are all new, the finished matrix is these arrays themselves:
     no second copy of a million pages' counts (1.25 GB) is made to join the batches. Counts
     are kept in two bytes, as the cache stores them (`compact_counts`: ~0.7 GB less at a
-    million pages), until a count does not fit. Given a `spill` folder, the arrays grow in
-    unnamed files there instead of in memory (vault/spill.py)."""
+    million pages), until a count does not fit; likewise counts start in one byte and term
+    numbers in two (`compact_counts`, `column_type`), widened when one does not fit. Given a
+    `spill` folder, the arrays grow in unnamed files there instead of in memory
+    (vault/spill.py)."""
 
     def __init__(self, expected_rows: int = 0, spill: Path | None = None) -> None:
         self.expected_rows = expected_rows
         self.rows = 0
         self.size = 0
-        self.cols = np.empty(0, dtype=np.int32)
-        self.counts = np.empty(0, dtype=np.uint16)
+        self.cols = np.empty(0, dtype=np.uint16)
+        self.counts = np.empty(0, dtype=np.uint8)
         self._spill = spill
         self._spilled: dict[str, SpilledArray] = {}  # "cols", "counts": those in files
 
     def append(self, cols: np.ndarray, counts: np.ndarray, rows: int) -> int:
         """Add one batch's entries; returns where they start."""
         start, end = self.size, self.size + len(cols)
-        if self.counts.dtype != np.float32 and len(counts) and float(counts.max()) > TWO_BYTES:
-            # From now on, as they come.
-            self.counts = self._resized("counts", self.counts, len(self.cols), np.float32)
+        if len(counts):
+            wanted = np.result_type(self.counts.dtype, narrowest_counts(counts).dtype)
+            if wanted != self.counts.dtype:  # from now on, in the type they need
+                self.counts = self._resized("counts", self.counts, len(self.cols), wanted)
+        if self.cols.dtype == np.uint16 and len(cols) and int(cols.max()) > TWO_BYTES:
+            self.cols = self._resized("cols", self.cols, len(self.cols), np.int32)
         if end > len(self.cols):
             # Room for the rows still to come at this batch's density, and a quarter more:
             # memory never written is never taken, so a generous guess costs nothing.
@@ -363,11 +382,15 @@ def build_term_index(
     def add(row: dict[str, int] | tuple[np.ndarray, np.ndarray]) -> None:
         if isinstance(row, dict):
             cols = vocab.ids_of(list(row))
-            # Two bytes a count where they fit, as a first read and the cache keep them: one
-            # page read again made a million pages' counts float32 in a refresh (~0.7 GB more).
-            vals = compact_counts(np.fromiter(row.values(), dtype=np.float32, count=len(row)))
+            vals = np.fromiter(row.values(), dtype=np.float32, count=len(row))
         else:
             cols, vals = row
+        # As few bytes as hold them, as a first read and the cache keep them: one page read
+        # again made a million pages' counts float32 in a refresh (~0.7 GB more), and would
+        # make its term numbers four bytes.
+        vals = compact_counts(vals)
+        if not len(cols) or int(cols.max()) <= TWO_BYTES:
+            cols = cols.astype(np.uint16)
         order = np.argsort(cols, kind="stable")
         index_parts.append((cols[order], 0, len(cols)))
         data_parts.append((vals[order], 0, len(vals)))
@@ -397,8 +420,8 @@ def build_term_index(
     np.cumsum(np.asarray(lengths, dtype=np.int64), out=indptr[1:])
     matrix = CSR(
         indptr,
-        _joined(index_parts, np.int32),
-        _joined(data_parts, _count_type(data_parts)),
+        _joined(index_parts, _common_type(index_parts, np.int32)),
+        _joined(data_parts, _common_type(data_parts, np.float32)),
         (len(lengths), len(vocab.terms)),
     )
     entry_starts = None
@@ -408,12 +431,13 @@ def build_term_index(
     return TermIndex(vocab.terms, matrix, entry_starts=entry_starts)
 
 
-def _count_type(parts: Sequence[tuple[np.ndarray, int, int]]) -> type:
-    """uint16 when every piece of counts is (a first read's buffers, a cache's counts), else
-    float32: a page read again brings float32 counts, and joining makes a new array anyway."""
-    if parts and all(array.dtype == np.uint16 for array, _, _ in parts):
-        return np.uint16
-    return np.float32
+def _common_type(parts: Sequence[tuple[np.ndarray, int, int]], otherwise: type) -> Any:
+    """The narrowest unsigned type holding every piece when each is unsigned (a first read's
+    buffers, a cache's arrays, a page read again: counts in one or two bytes, term numbers in
+    two or four), else `otherwise`: joining makes a new array anyway."""
+    if parts and all(array.dtype.kind == "u" for array, _, _ in parts):
+        return np.result_type(*(array.dtype for array, _, _ in parts))
+    return otherwise
 
 
 def _joined(parts: Sequence[tuple[np.ndarray, int, int]], dtype: type) -> np.ndarray:
