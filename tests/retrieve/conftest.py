@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import VaultFactory, index_md
+from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.vault.catalog import Catalog, open_catalog
 from wikiq.vault.locate import locate_vault
 
@@ -36,3 +37,14 @@ def make_catalog(make_vault: VaultFactory) -> CatalogFactory:
         return open_catalog(locate_vault(root))
 
     return make
+
+
+def searched_full_and_pruned(index: BodyIndex, query: list[str], limit: int, monkeypatch: pytest.MonkeyPatch) -> tuple[BodyHits, BodyHits]:
+    """`index.search(query)` scored over every posting, then with the pruned (MaxScore) path
+    forced: the two must give the same pages, scores and coverage."""
+    import wikiq.retrieve.body as body_module
+
+    monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
+    full = index.search(query, limit=limit)
+    monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
+    return full, index.search(query, limit=limit)

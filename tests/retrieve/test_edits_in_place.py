@@ -271,7 +271,7 @@ def test_a_patched_index_bounds_its_changed_terms_by_their_new_weights(
 ) -> None:
     # MaxScore reads each term's largest weight from the index; an edit that changes a term's
     # rows must bound it by the weights it now has, or pruning would drop a page.
-    from wikiq.retrieve import body as body_module
+    from tests.retrieve.conftest import searched_full_and_pruned
     from wikiq.vault.terms import match_terms
 
     _, file = _page(wiki, "concepts/geostationary-orbit")
@@ -284,9 +284,6 @@ def test_a_patched_index_bounds_its_changed_terms_by_their_new_weights(
     assert index._bound(j) == float(index._postings(j)[1].max())
     assert index._bound(j) > float(wiki.retriever.indexes.text.max_weight[j])
     query = match_terms("orbit of the satellite over the earth")
-    monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
-    full = index.search(query, limit=3)
-    monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
-    pruned = index.search(query, limit=3)
+    full, pruned = searched_full_and_pruned(index, query, 3, monkeypatch)
     assert pruned.pages.tolist() == full.pages.tolist()
     assert pruned.scores.tolist() == full.scores.tolist()

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import wikiq.retrieve.body as body_module
 import wikiq.retrieve.ppr as ppr_module
-from tests.retrieve.conftest import CatalogFactory, page
+from tests.retrieve.conftest import CatalogFactory, page, searched_full_and_pruned
 from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.fusion import SIGNALS, FusionInput, fuse
 from wikiq.retrieve.indexes import STORED_CLASSES
@@ -330,10 +330,7 @@ def test_pruned_body_search_returns_exactly_what_scoring_every_posting_does(
         some = rng.choice(len(vocab), size=int(rng.integers(1, 4)))
         common = rng.choice(5, size=int(rng.integers(0, 4)))
         query = [vocab[int(w)] for w in [*some, *common]]
-        monkeypatch.setattr(body_module, "PRUNE_FROM", 10**12)
-        full = index.search(query, limit=10)
-        monkeypatch.setattr(body_module, "PRUNE_FROM", 0)
-        pruned = index.search(query, limit=10)
+        full, pruned = searched_full_and_pruned(index, query, 10, monkeypatch)
         assert pruned.pages.tolist() == full.pages.tolist()
         assert pruned.scores.tolist() == full.scores.tolist()
         assert pruned.coverage.tolist() == full.coverage.tolist()
