@@ -241,6 +241,22 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("李世民是谁", lambda w: False) == ["李世民"]
     # jieba's "other proper noun" (nz) is given to compounds of everyday words: no name.
     assert chinese_names("支持哪些图片格式？新手机连不上", lambda w: False) == []
+    # "属性里加什么" is cut 属性 / 里加 and 里加 tagged Riga: 里 belongs to the word before it.
+    assert chinese_names("要在笔记属性里加什么？", lambda w: False) == []
+    assert chinese_names("里加是哪个国家的首都", lambda w: False) == ["里加"]  # asked as a name
+    assert chinese_names("我在上海工作", lambda w: False) == ["上海"]  # 上 does begin names
+
+
+def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(
+    make_catalog: CatalogFactory,
+) -> None:
+    # "卡住" ("to jam") is tagged a person's name (nr); CC-CEDICT writes it in lower case.
+    r = Retriever(make_catalog(NOTES_APP))
+    asked = r.retrieve("同步的时候总是卡住，怎么给命令绑定快捷键？")
+    assert "卡住" not in asked.coverage["features"]["unknown_names"]
+    # A name the dictionary writes capitalised ("Li Shimin, …") is still a name.
+    named = r.retrieve("唐朝的李世民是怎么当上皇帝的？")
+    assert "李世民" in named.coverage["features"]["unknown_names"]
 
 
 # --- a long question with one clause a page answers --------------------------------------------

@@ -347,12 +347,20 @@ class Retriever:
         """The words the question writes as names of which some part is on no page."""
         if not self.settings.unknown_name_rule:
             return ()
-        chinese = chinese_names(question, self._on_a_page)
+        chinese = [w for w in chinese_names(question, self._on_a_page) if not self._common_word(w)]
         return tuple(
             word
             for word in [*name_words(question), *chinese]
             if not self._on_a_page(word) and not self._abbreviates(word)
         )
+
+    def _common_word(self, word: str) -> bool:
+        """A word jieba tags as a name that the dictionary knows as an everyday word ("卡住",
+        "to jam", in "…把请求卡住"): no name. Only a name no page mentions opens the glossary."""
+        if self._on_a_page(word):
+            return False  # on a page: not an unknown name whatever it is
+        glossary = self._glossary()
+        return glossary is not None and glossary.common_word(word)
 
     def _on_a_page(self, text: str) -> bool:
         """Every term of `text` is in some page's text (title and aliases included)."""

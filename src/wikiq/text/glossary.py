@@ -71,6 +71,13 @@ class Glossary:
                 out.append(plain)
         return out
 
+    def common_word(self, word: str) -> bool:
+        """Whether the dictionary's first sense of `word` is an everyday word, not a name:
+        CC-CEDICT writes a name's sense capitalised ("Zhang Juzheng, Grand Secretary…",
+        "Riga, capital of Latvia") and a word's in lower case ("卡住": "to jam")."""
+        senses = self._dictionary_senses(word)
+        return bool(senses) and senses[0][:1].islower()
+
     def verb_phrase(self, word: str) -> bool:
         """A word the dictionary lacks that starts with a verb ("建图": 建 "to build" + 图): a
         verb and its object, which a segmenter may tag as one noun, not the name of a thing."""
