@@ -58,6 +58,7 @@ from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
+from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
@@ -347,18 +348,21 @@ class Retriever:
         """The words the question writes as names of which some part is on no page."""
         if not self.settings.unknown_name_rule:
             return ()
-        chinese = [w for w in chinese_names(question, self._on_a_page) if not self._common_word(w)]
+        chinese = chinese_names(question, self._on_a_page)
         return tuple(
             word
             for word in [*name_words(question), *chinese]
-            if not self._on_a_page(word) and not self._abbreviates(word)
+            # In this order: the glossary opens only for a Chinese name no page mentions.
+            if not self._on_a_page(word)
+            and not self._abbreviates(word)
+            and not self._common_word(word)
         )
 
     def _common_word(self, word: str) -> bool:
-        """A word jieba tags as a name that the dictionary knows as an everyday word ("卡住",
-        "to jam", in "…把请求卡住"): no name. Only a name no page mentions opens the glossary."""
-        if self._on_a_page(word):
-            return False  # on a page: not an unknown name whatever it is
+        """A Chinese word jieba tags as a name that the dictionary knows as an everyday word
+        ("卡住", "to jam", in "…把请求卡住"): no name."""
+        if not has_han(word):
+            return False
         glossary = self._glossary()
         return glossary is not None and glossary.common_word(word)
 
