@@ -111,13 +111,13 @@ NOUN_SHARE = 0.065
 # Fitted by `python bench/fit_coverage.py` (logistic regression, L2 0.1, balanced classes)
 # on the natural dev questions, bench/abstain and the older dev sets; see docs/BENCHMARKS.md.
 # fitted:begin (written by `python bench/fit_coverage.py --write`; do not edit by hand)
-INTERCEPT = -4.448
+INTERCEPT = -4.495
 COEFFICIENTS: dict[str, float] = {
-    "text_coverage": 0.584,
-    "text_best3": 1.659,
-    "known": 2.397,
-    "text_gap": 4.926,
-    "name": 2.532,
+    "text_coverage": 1.271,
+    "text_best3": 1.209,
+    "known": 2.348,
+    "text_gap": 4.963,
+    "name": 2.508,
 }
 # Below NOT_COVERED the vault does not cover the question; at COVERED and above it does.
 NOT_COVERED = 0.18
