@@ -14,7 +14,6 @@ from wikiq.retrieve.coverage import (
     FOREIGN,
     NATIVE,
     NOT_COVERED,
-    NOUN_SHARE,
     PART_COVERED,
     SEM_STANDOUT,
     CoverageFeatures,
@@ -302,7 +301,7 @@ def test_a_clause_a_page_answers_does_not_outvote_a_rule() -> None:
     assert decide_coverage(replace(doubtful, best_part=PART_COVERED - 0.01)).covered == "no"
     assert decide_coverage(replace(doubtful, best_part=PART_COVERED)).covered == "uncertain"
     # A thing no page mentions, or a name, still settles it (the rules come first).
-    ruled = replace(doubtful, best_part=0.9, unknown_nouns=("番茄",), noun_share=0.2)
+    ruled = replace(doubtful, best_part=0.9, unknown_nouns=("番茄",))
     assert decide_coverage(ruled).covered == "no"
 
 
@@ -338,37 +337,18 @@ def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
 
 def test_an_unknown_noun_alone_does_not_outvote_clear_evidence() -> None:
     clear = _features(text_coverage=1.0, text_best3=1.0, known=0.9, text_gap=0.6)
-    assert decide_coverage(replace(clear, unknown_nouns=("路子",), noun_share=0.2)).covered == "yes"
+    assert decide_coverage(replace(clear, unknown_nouns=("路子",))).covered == "yes"
     doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
     assert NOT_COVERED <= coverage_probability(doubtful) < COVERED  # "uncertain" on words alone
-    visa = replace(doubtful, unknown_nouns=("签证",), noun_share=0.2)
-    assert decide_coverage(visa).covered == "no"
-    foreign = replace(visa, foreign=FOREIGN)
+    assert decide_coverage(replace(doubtful, unknown_nouns=("签证",))).covered == "no"
+    foreign = replace(doubtful, unknown_nouns=("签证",), foreign=FOREIGN)
     assert decide_coverage(foreign).covered == "uncertain"  # it may say it in another language
-
-
-def test_an_unknown_noun_that_is_a_small_part_of_a_long_question_is_a_side_detail() -> None:
-    # "上周全价买了 Sync，过了三天才发现我这种学生身份能打折，现在还能退掉…": '全价' is 2 of its
-    # 48 Chinese characters; the pages on refunds and discounts answer it.
-    doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
-    side = replace(doubtful, unknown_nouns=("全价",), noun_share=NOUN_SHARE - 0.02)
-    decided = decide_coverage(side)
-    assert decided.covered == "uncertain" and "'全价'" in decided.reason
-    assert decide_coverage(replace(side, noun_share=NOUN_SHARE)).covered == "no"
-
-
-def test_the_share_of_a_question_its_unknown_nouns_make_up(make_catalog: CatalogFactory) -> None:
-    r = Retriever(make_catalog(NOTES_APP_ZH))
-    short = r.retrieve("我表哥说模板插件能插入日期吗").coverage["features"]
-    assert short["unknown_nouns"] == ["表哥"]
-    assert short["noun_share"] == pytest.approx(2 / 14, abs=1e-4)
-    assert r.retrieve("模板插件能插入日期吗").coverage["features"]["noun_share"] == 0.0
 
 
 def test_an_unknown_noun_in_a_partly_foreign_vault_is_no_evidence() -> None:
     # Most pages in another language: the page may call the thing by its other name.
     doubtful = _features(text_coverage=0.4, text_best3=0.45, known=0.6, text_gap=0.3)
-    partly = replace(doubtful, unknown_nouns=("签证",), noun_share=0.2, foreign=NATIVE + 0.1)
+    partly = replace(doubtful, unknown_nouns=("签证",), foreign=NATIVE + 0.1)
     assert decide_coverage(partly).covered == "uncertain"
 
 

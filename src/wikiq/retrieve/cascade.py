@@ -58,7 +58,7 @@ from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
-from wikiq.text.scripts import has_han, script_counts
+from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
@@ -316,7 +316,6 @@ class Retriever:
 
     def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
         """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
-        nouns = self._unknown_nouns(ev.question)
         return CoverageFeatures(
             text_coverage=ev.text.best_coverage(),
             text_best3=ev.text.best_coverage(3),
@@ -326,8 +325,7 @@ class Retriever:
             sem_standout=max(0.0, _standout(ev.sem)),
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
             unknown_names=self._unknown_names(ev.question),
-            unknown_nouns=nouns,
-            noun_share=_han_share(nouns, ev.question),
+            unknown_nouns=self._unknown_nouns(ev.question),
         )
 
     def _best_part(self, question: str) -> float:
@@ -893,12 +891,6 @@ def _standout(sem: list[tuple[int, float]]) -> float:
     if len(sem) < 2:
         return 0.0
     return sem[0][1] - _rival_mean(sem)
-
-
-def _han_share(words: Sequence[str], question: str) -> float:
-    """The share of the question's Chinese characters that `words` (Chinese) make up."""
-    han = script_counts(question)[0]
-    return sum(len(w) for w in words) / han if han else 0.0
 
 
 def _nothing_found(coverage: Coverage) -> Coverage:

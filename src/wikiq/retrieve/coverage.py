@@ -36,10 +36,6 @@ class CoverageFeatures:
     # The things (Chinese common nouns) the question asks about that no page mentions:
     # "番茄" in "有没有自带番茄钟", "签证". A rule below, not a weight.
     unknown_nouns: tuple[str, ...] = ()
-    # Those nouns' share of the question's Chinese characters: one unknown word in a long,
-    # chatty question is a side detail more often than the thing asked ("全价" in a question
-    # of 48 characters on refunds), while in a short one it is the subject ("螃蟹").
-    noun_share: float = 0.0
     # The best share of one clause's distinctive words on one page, over the clauses of three
     # words or more (0: not worked out, a question of one clause). Read only for a question
     # the cut alone would refuse (`wants_parts`): a rule below, not a weight.
@@ -100,13 +96,6 @@ SEM_STANDOUT = 0.04
 # page answers").
 PART_COVERED = 0.45
 PART_MIN_TERMS = 3
-# The noun rule reads the unknown nouns as the thing asked only when they are at least this
-# share of the question's Chinese characters. Of the questions the rule refused (every dev,
-# fresh and abstention set), the answerable ones' nouns were 0.02-0.06 of the question (all
-# from the fresh sets: "小站", "双链", "全价", "分词", "右表 / 左表"), the uncovered ones' 0.07 and
-# up but one (0.03, "豪猪" in a 58-character question); the dev sets alone place the cut
-# anywhere below 0.10 (docs/BENCHMARKS.md, "A side noun of a long question").
-NOUN_SHARE = 0.065
 
 # Fitted by `python bench/fit_coverage.py` (logistic regression, L2 0.1, balanced classes)
 # on the natural dev questions, bench/abstain and the older dev sets; see docs/BENCHMARKS.md.
@@ -195,7 +184,6 @@ def not_covered_by_rule(
         return _unknown_name_reason(features.unknown_names)
     if (
         features.unknown_nouns
-        and features.noun_share >= NOUN_SHARE
         and features.foreign < NATIVE
         and p < covered
         and features.sem_standout < SEM_STANDOUT
@@ -245,7 +233,5 @@ def _reason(label: Covered, f: CoverageFeatures) -> str:
             return "the question names a page"
         return found
     if label == "uncertain":
-        if f.unknown_nouns:  # a side word of a long question (NOUN_SHARE)
-            found += ", and none mentions " + ", ".join(f"'{n}'" for n in f.unknown_nouns[:3])
         return found + ": the pages may cover it only in part"
     return found + ": too little to answer from"
