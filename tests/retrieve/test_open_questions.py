@@ -245,6 +245,12 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("要在笔记属性里加什么？", lambda w: False) == []
     assert chinese_names("里加是哪个国家的首都", lambda w: False) == ["里加"]  # asked as a name
     assert chinese_names("我在上海工作", lambda w: False) == ["上海"]  # 上 does begin names
+    # The HMM joins words across a boundary and calls it a name: "一行行加太累了" gave 加太累
+    # (加 / 太 / 累), "戴久了" 戴久 (戴 / 久). A name the dictionary lacks whose first word is a
+    # verb, adverb or preposition is such a join; one that starts with a name stays.
+    assert chinese_names("一行行加太累了", lambda w: False) == []
+    assert chinese_names("面具要是戴久了会怎样", lambda w: False) == []
+    assert chinese_names("伍子胥逃往吴国时过昭关", lambda w: False)[-1] == "昭关"
 
 
 def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(

@@ -44,6 +44,7 @@ def test_the_table_cuts_as_rjieba_does(table: Path) -> None:
     for run in runs:
         assert words.cut(run) == rjieba.cut(run), run
         assert words.tag(run) == rjieba.tag(run), run
+        assert words.tag(run, hmm=False) == rjieba.tag(run, False), run  # dictionary words
     mixed = "Obsidian 能不能 OCR？李世民在长安的玄武门，GPT-4.5 呢, the total 总数"
     assert words.tag(mixed) == rjieba.tag(mixed) and words.cut(mixed) == rjieba.cut(mixed)
     assert not words.handles("a\ue000b")  # private use: left to rjieba

@@ -115,8 +115,8 @@ class HanWords:
         words: list[str] = self._jieba_for(text).cut(text)
         return words
 
-    def tag(self, text: str) -> list[tuple[str, str]]:
-        tags: list[tuple[str, str]] = self._jieba_for(text).tag(text)
+    def tag(self, text: str, hmm: bool = True) -> list[tuple[str, str]]:
+        tags: list[tuple[str, str]] = self._jieba_for(text).tag(text, hmm)
         return tags
 
 

@@ -67,9 +67,24 @@ def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
         # so placed is lost too, "去里昂": rarer than the cut, seen twice in 40 questions).
         if len(word) == 2 and word[0] in _LOCATIVE_FIRST and previous and all_han(previous):
             continue
+        if _joined_across_words(word):
+            continue
         if word not in out:
             out.append(word)
     return out
+
+
+# What the first dictionary word of a real name is not: a preposition, adverb, verb,
+# conjunction or particle ("加太累" is 加 / 太 / 累, "由盛转衰" gave 由盛, "于谦是" 于 / 谦 / 是).
+_NOT_A_NAME_START = frozenset({"p", "d", "v", "c", "u"})
+
+
+def _joined_across_words(word: str) -> bool:
+    """Whether jieba's HMM made this "name" by joining dictionary words across a boundary:
+    its dictionary has no such word, and the first of the words it comes apart into is
+    grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a name)."""
+    pieces = tag_words(word, hmm=False)
+    return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
 
 
 # A common noun that ends or starts with one of these is jieba cutting across a word boundary

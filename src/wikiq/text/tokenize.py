@@ -124,15 +124,16 @@ def _cut(text: str) -> list[str]:
     return words.cut(text) if words is not None else _segmenter()(text)
 
 
-def tag_words(text: str) -> list[tuple[str, str]]:
+def tag_words(text: str, hmm: bool = True) -> list[tuple[str, str]]:
     """rjieba's words of `text` with their part-of-speech tags (proper nouns for
-    text/name_words.py), through the word table when it serves."""
+    text/name_words.py), through the word table when it serves. Without `hmm`, only the
+    dictionary's words: a word its HMM joined comes apart into them."""
     words = _table(text)
     if words is not None:
-        return words.tag(text)
+        return words.tag(text, hmm)
     import rjieba
 
-    tags: list[tuple[str, str]] = rjieba.tag(text)
+    tags: list[tuple[str, str]] = rjieba.tag(text, hmm)
     return tags
 
 
