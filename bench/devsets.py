@@ -35,12 +35,24 @@ FRESH_SETS: dict[str, tuple[Path, Path]] = {
     f"fresh-{name}": (BENCH / folder, Path(__file__).resolve().parent / "natural2" / f"{name}.jsonl")
     for name, folder in NATURAL_VAULTS
 }
-# A third set of the same kinds by two more writers (bench/natural3, the evening of 2026-12-05;
-# no sample50), written after the lead's weight and the coverage's clause check were chosen:
-# what those two changes did not see. Check on it; do not tune on it.
-FRESH3_SETS: dict[str, tuple[Path, Path]] = {
-    f"fresh3-{name}": (BENCH / folder, Path(__file__).resolve().parent / "natural3" / f"{name}.jsonl")
-    for name, folder in NATURAL_VAULTS
-    if (Path(__file__).resolve().parent / "natural3" / f"{name}.jsonl").exists()
+# Later sets of the same kinds, each by two more writers who saw neither the code nor any
+# question set (no sample50): bench/natural3 (the evening of 2026-12-05), written after the
+# lead's weight and the coverage's clause check were chosen, and bench/natural4 (2026-12-05,
+# 19:00), after the side-noun cut was tried (it did not carry over). Check on them; do not
+# tune on them.
+_HERE = Path(__file__).resolve().parent
+
+
+def _later_set(group: str, folder: str) -> dict[str, tuple[Path, Path]]:
+    return {
+        f"{group}-{name}": (BENCH / vault, _HERE / folder / f"{name}.jsonl")
+        for name, vault in NATURAL_VAULTS
+        if (_HERE / folder / f"{name}.jsonl").exists()
+    }
+
+
+FRESH3_SETS = _later_set("fresh3", "natural3")
+FRESH4_SETS = _later_set("fresh4", "natural4")
+ALL_SETS: dict[str, tuple[Path, Path]] = {
+    **DEV_SETS, **NATURAL_SETS, **FRESH_SETS, **FRESH3_SETS, **FRESH4_SETS
 }
-ALL_SETS: dict[str, tuple[Path, Path]] = {**DEV_SETS, **NATURAL_SETS, **FRESH_SETS, **FRESH3_SETS}

@@ -326,6 +326,8 @@ def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
     # "时候" is in every question.
     assert "树能" not in chinese_nouns("左边那个文件树能不能自动跳到当前笔记", lambda w: False)
     assert chinese_nouns("写笔记的时候怎么办", lambda w: w == "笔记") == []
+    # "一行行" (one line after another) is an adverb jieba tags a noun.
+    assert chinese_nouns("给十几行开头都加个横线，一行行加太累了", lambda w: False) == ["横线"]
 
 
 def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(

@@ -91,6 +91,11 @@ def _joined_across_words(word: str) -> bool:
 # ("树能" in "文件树能不能", "版会" in "电脑版会", "时用" in "写回时用"), not a thing the
 # question is about.
 _FUNCTION_CHARS = frozenset("能会要可想让把被给和与或及的了着过在是有就都也还再又只很太最上里中下来去时")
+# "一行行", "一个个", "一遍遍": one and a doubled measure word, "one by one" (an adverb jieba
+# may tag a noun: "一行行加太累了").
+_ONE_BY_ONE = re.compile(r"一(.)\1")
+
+
 # Nouns every question may carry whatever its subject ("写笔记的时候").
 _GENERIC_NOUNS = frozenset({"时候", "时间", "问题", "东西", "地方", "方法", "办法", "情况", "方式"})
 
@@ -106,6 +111,8 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
         if tag != "n" or len(word) < 2 or not all_han(word):
             continue
         if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:
+            continue
+        if _ONE_BY_ONE.fullmatch(word):
             continue
         if not known(word) and word not in out:
             out.append(word)
