@@ -206,6 +206,8 @@ def test_words_written_as_names_are_acronyms_inner_capitals_and_capitals_mid_sen
     assert name_words("How do you fuse BM25 scores with DeepSpeed?") == ["BM25", "DeepSpeed"]
     assert name_words("Can I hook Zotero up to it? Also, can I?") == ["Zotero"]  # "Also", "I": no
     assert name_words("Obsidian 能不能识别图片里的文字（OCR）") == ["OCR"]  # a first word may just start it
+    # Letters right after a number are a unit or part of one token, not a name.
+    assert name_words("随机读 4KB 小块，70B 模型，《1Q84》的译者，H100 上的 FP8") == ["H100", "FP8"]
 
 
 def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: CatalogFactory) -> None:
@@ -251,6 +253,7 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("一行行加太累了", lambda w: False) == []
     assert chinese_names("面具要是戴久了会怎样", lambda w: False) == []
     assert chinese_names("伍子胥逃往吴国时过昭关", lambda w: False)[-1] == "昭关"
+    assert "上建" not in chinese_names("在十亿级数据上建索引", lambda w: False)  # 上 / 建
 
 
 def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(

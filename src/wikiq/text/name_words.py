@@ -41,6 +41,10 @@ def name_words(question: str) -> list[str]:
         word = m.group(0)
         if word == "I" or not any(c.isupper() for c in word):
             continue
+        if m.start() and question[m.start() - 1].isdigit():
+            # Letters after a number: a unit or a part of one token ("4KB", "70B", "1Q84"),
+            # whose letters alone are no name the pages would write.
+            continue
         inner = any(c.isupper() for c in word[1:])
         if not inner and _SENTENCE_START.search(question[: m.start()]):
             continue
@@ -75,8 +79,9 @@ def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
 
 
 # What the first dictionary word of a real name is not: a preposition, adverb, verb,
-# conjunction or particle ("加太累" is 加 / 太 / 累, "由盛转衰" gave 由盛, "于谦是" 于 / 谦 / 是).
-_NOT_A_NAME_START = frozenset({"p", "d", "v", "c", "u"})
+# conjunction, particle or locative ("加太累" is 加 / 太 / 累, "由盛转衰" gave 由盛, "于谦是" 于 /
+# 谦 / 是, "数据上建索引" 上 / 建).
+_NOT_A_NAME_START = frozenset({"p", "d", "v", "c", "u", "f"})
 
 
 def _joined_across_words(word: str) -> bool:
