@@ -208,6 +208,12 @@ def test_words_written_as_names_are_acronyms_inner_capitals_and_capitals_mid_sen
     assert name_words("Obsidian 能不能识别图片里的文字（OCR）") == ["OCR"]  # a first word may just start it
     # Letters right after a number are a unit or part of one token, not a name.
     assert name_words("随机读 4KB 小块，70B 模型，《1Q84》的译者，H100 上的 FP8") == ["H100", "FP8"]
+    # In a hyphenated word the name is its parts with capitals or digits.
+    assert name_words("With PQ-compressed vectors, is TensorRT-LLM or GPT-4o faster?") == [
+        "PQ",
+        "TensorRT-LLM",
+        "GPT-4o",
+    ]
 
 
 def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: CatalogFactory) -> None:

@@ -48,6 +48,8 @@ def name_words(question: str) -> list[str]:
         inner = any(c.isupper() for c in word[1:])
         if not inner and _SENTENCE_START.search(question[: m.start()]):
             continue
+        if "-" in word:  # "PQ-compressed": the name is PQ, "compressed" a word of the sentence
+            word = "-".join(p for p in word.split("-") if not (p.isalpha() and p.islower()))
         if word not in out:
             out.append(word)
     return out
