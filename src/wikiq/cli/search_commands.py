@@ -215,7 +215,11 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     if not c:
         return
     features = "  ".join(
-        f"{k} {v:.2f}" if isinstance(v, float | int) else f"{k} {', '.join(map(str, v)) or '–'}"
+        f"{k} –"
+        if k == "best_part" and not v  # worked out only for a question the cut refuses
+        else f"{k} {v:.2f}"
+        if isinstance(v, float | int)
+        else f"{k} {', '.join(map(str, v)) or '–'}"
         for k, v in c.get("features", {}).items()
     )
     cuts = c.get("thresholds", {})
