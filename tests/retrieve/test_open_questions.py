@@ -337,6 +337,10 @@ def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
     assert chinese_nouns("写笔记的时候怎么办", lambda w: w == "笔记") == []
     # "一行行" (one line after another) is an adverb jieba tags a noun.
     assert chinese_nouns("给十几行开头都加个横线，一行行加太累了", lambda w: False) == ["横线"]
+    # A determiner and a measure word ("每档", "那档": each tier), a verb, 个 and its object
+    # ("排个序": sort them): phrases, not things.
+    assert chinese_nouns("分几档、每档多少钱？先买最便宜那档", lambda w: False) == []
+    assert chinese_nouns("最后还按从多到少排个序", lambda w: False) == []
 
 
 def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(

@@ -98,9 +98,10 @@ def _joined_across_words(word: str) -> bool:
 # ("树能" in "文件树能不能", "版会" in "电脑版会", "时用" in "写回时用"), not a thing the
 # question is about.
 _FUNCTION_CHARS = frozenset("能会要可想让把被给和与或及的了着过在是有就都也还再又只很太最上里中下来去时")
-# "一行行", "一个个", "一遍遍": one and a doubled measure word, "one by one" (an adverb jieba
-# may tag a noun: "一行行加太累了").
-_ONE_BY_ONE = re.compile(r"一(.)\1")
+# Phrases jieba may tag a noun, not things: one and a doubled measure word, "one by one"
+# ("一行行加太累了"); a determiner and a measure word ("每档多少钱", "那档", "这招"); a verb,
+# 个 and its object ("排个序", "洗个澡").
+_NOT_A_THING = re.compile(r"一(.)\1|[每那这哪各某].+|.个.")
 
 
 # Nouns every question may carry whatever its subject ("写笔记的时候").
@@ -119,7 +120,7 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
             continue
         if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:
             continue
-        if _ONE_BY_ONE.fullmatch(word):
+        if _NOT_A_THING.fullmatch(word):
             continue
         if not known(word) and word not in out:
             out.append(word)
