@@ -44,7 +44,6 @@ class RetrievalIndexes:
     graph: CSR  # the link graph (row links to column): the catalog's, not stored again
     graph_t: CSR  # its transpose, row-major: who links to each page
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
-    undirected: CSR  # links in either direction (for Adamic-Adar; its values are all True)
     degree: np.ndarray  # in + out links per page
     is_source: np.ndarray  # bool per page: a `sources/` page
     types: np.ndarray  # page type as a small integer code
@@ -98,7 +97,6 @@ def build_indexes(
         graph=catalog.graph,
         graph_t=catalog.graph_t,
         centrality=centrality,
-        undirected=CSR.from_scipy((graph + graph.T) > 0),  # one byte a link: only its pages are read
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
         is_source=np.asarray([t == "source" for t in types], dtype=bool),
         types=_type_codes(types),
@@ -190,8 +188,9 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
 # 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
 # numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight;
-# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too.
-INDEX_FORMAT = 20
+# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too;
+# 21: no undirected graph (graph_signals.either_way).
+INDEX_FORMAT = 21
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))

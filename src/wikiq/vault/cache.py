@@ -20,6 +20,7 @@ from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.locate import VaultLocation
+from wikiq.vault.packed import Packed
 from wikiq.vault.page import DeadLink, Page
 from wikiq.vault.rows import PageRows, dead_link_rows
 from wikiq.vault.scan import FileStat
@@ -28,7 +29,9 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # Bump whenever what is stored, or how pages are parsed, changes. A change to tokenizing is
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
-CACHE_FORMAT = 11  # 11: counts in one byte and term numbers in two where they fit
+# 11: counts in one byte and term numbers in two where they fit; 12: links as written,
+# sources, tags and summaries compressed (vault/packed.py)
+CACHE_FORMAT = 12
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
@@ -84,22 +87,29 @@ _NUMBER_FIELDS = {
 }
 
 
+# Fields no question reads, kept compressed (vault/packed.py): links as written (resolved
+# again by a refresh), frontmatter sources and tags, and summaries (an answer's cited pages).
+PACKED_FIELDS = frozenset({"links", "source_links", "tags", "summary"})
+
+
 def _page_columns(pages: Sequence[Page]) -> dict[str, Any]:
-    """Pages as one column per field: strings as lists (`store` keeps them as one text),
-    numbers and flags as arrays, tuples flattened with their lengths."""
+    """Pages as one column per field: strings as lists (`store` keeps them as one text, or
+    compressed: `PACKED_FIELDS`), numbers and flags as arrays, tuples flattened with their
+    lengths."""
     columns: dict[str, Any] = {}
     for name in _PAGE_FIELDS:
         values = [getattr(p, name) for p in pages]
         if name in _TUPLE_FIELDS:
+            flat = [x for v in values for x in v]
             columns[name] = {
-                "flat": [x for v in values for x in v],
+                "flat": Packed(flat) if name in PACKED_FIELDS else flat,
                 "counts": np.asarray([len(v) for v in values], dtype=np.int64),
             }
         elif name in _NUMBER_FIELDS:
             dtype = np.bool_ if _NUMBER_FIELDS[name] == "bool" else np.int64
             columns[name] = np.asarray(values, dtype=dtype)
         else:
-            columns[name] = values
+            columns[name] = Packed(values) if name in PACKED_FIELDS else values
     return columns
 
 

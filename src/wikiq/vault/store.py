@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.sparse import CSR, SplitCSR
+from wikiq.vault.packed import Packed, PackedStrings, pack
 from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
@@ -67,11 +68,30 @@ class _Encoder:
             pieces.append(_SEP.join(values[start : start + step]).encode("utf-8"))
         return {"__strs__": self.array(pieces), "n": len(values)}
 
+    def packed(self, values: list[str]) -> Any:
+        """Strings compressed in blocks (vault/packed.py); as a plain list when one holds the
+        separator."""
+        if any(_SEP in x for x in values):
+            return self.encode(values)
+        per_block, blocks = pack(values)
+        ends = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in blocks], out=ends[1:])
+        return {
+            "__packed__": self.array(blocks),
+            "ends": self.array(ends),
+            "n": len(values),
+            "per_block": per_block,
+        }
+
     def encode(self, v: Any) -> Any:
         if v is None or isinstance(v, bool | int | float | str):
             return v
         if isinstance(v, Strings | StrIds):  # loaded lazily, saved again as what they stand for
             v = v.tolist() if isinstance(v, Strings) else dict(v)
+        if isinstance(v, PackedStrings):
+            v = v.packed()
+        if isinstance(v, Packed):
+            return self.packed(v.values)
         if isinstance(v, np.generic):
             return v.item()
         if isinstance(v, np.ndarray):
@@ -307,6 +327,9 @@ class _Decoder:
             return v["__plain__"]
         if "__strs__" in v:
             return self.strings(v)
+        if "__packed__" in v:
+            blob, ends = self.array(v["__packed__"]), self.array(v["ends"])
+            return PackedStrings(blob, ends, int(v["n"]), int(v["per_block"]))
         if "__array__" in v:
             return self.array(v["__array__"])
         if "__csr__" in v:

@@ -1,0 +1,117 @@
+"""Strings a question never reads, kept in the cache compressed, a block at a time.
+
+A million pages' link targets as written (264 MB), summaries (111 MB), frontmatter sources and
+tags were a third of the catalog file and a sixth of the whole cache, read only by a refresh
+(links are resolved again), an answer (a cited page's summary) or an index build. zlib over
+blocks of about 64 KB keeps them at a quarter of that (links 4.1x, summaries 5.6x at level 6,
+3.7x and 4.9x at level 3; 1M, docs/BENCHMARKS.md), and one string costs the decompression of
+its block (~0.1 ms), every string one pass (~1 s for the links). The cascade reads the pages
+it ranks by field (`rows.page_value`), so a question decompresses nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from wikiq.vault.rows import Rows
+
+# Uncompressed bytes a block holds, about: smaller blocks compress worse (links: 32 KB blocks
+# 6% larger), larger ones cost a single look-up more.
+BLOCK_BYTES = 1 << 16
+# zlib level: 3 is ~2x quicker to write than 6 for ~12% more bytes (a first open at 1M writes
+# ~0.45 GB of these strings: ~2.5 s at 3 on one core).
+LEVEL = 3
+# Blocks kept decompressed (a page's links and the next page's are usually in one block).
+_KEPT_BLOCKS = 8
+_SEP = "\x00"
+
+
+class Packed:
+    """A list of strings `store.save` writes compressed (`PackedStrings` reads it back)."""
+
+    def __init__(self, values: list[str]) -> None:
+        self.values = values
+
+
+def pack(values: list[str]) -> tuple[int, list[bytes]]:
+    """The strings joined by NUL in blocks of `per_block` strings, each compressed: returns
+    `per_block` and the blocks. The strings must hold no NUL."""
+    total = sum(map(len, values)) + len(values)
+    per_block = max(1, BLOCK_BYTES * len(values) // max(total, 1))
+    texts = (
+        _SEP.join(values[at : at + per_block]).encode("utf-8")
+        for at in range(0, len(values), per_block)
+    )
+    # zlib lets the interpreter go while it compresses: two blocks at a time on two cores.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocks = list(pool.map(lambda text: zlib.compress(text, LEVEL), texts))
+    return per_block, blocks
+
+
+class PackedStrings(Rows[str]):
+    """`n` strings stored by `pack`: `blob` holds the compressed blocks end to end, block b at
+    `ends[b]:ends[b + 1]`. The file's CRC has vouched for the bytes; what a crafted file could
+    still hold (a block that is not zlib, or holds too few strings) reads as empty strings,
+    never as an error in a question."""
+
+    def __init__(self, blob: np.ndarray, ends: np.ndarray, n: int, per_block: int) -> None:
+        blocks = -(-n // per_block) if n else 0
+        if (
+            blob.dtype != np.uint8
+            or blob.ndim != 1
+            or ends.ndim != 1
+            or per_block < 1
+            or len(ends) != blocks + 1
+            or int(ends[0]) != 0
+            or int(ends[-1]) != len(blob)
+            or np.any(np.diff(ends) < 0)
+        ):
+            raise ValueError("the cache's packed strings do not add up")
+        self._blob = blob
+        self._ends = ends.tolist()
+        self._per = per_block
+        self._n = n
+        self._kept: dict[int, list[str]] = {}
+        self._kept_lock = threading.Lock()
+        super().__init__(n, self._one_string, self._every_string)
+
+    def _block(self, b: int) -> list[str]:
+        """Block b's strings, exactly as many as it should hold."""
+        want = min(self._per, self._n - b * self._per)
+        try:
+            raw = zlib.decompress(self._blob[self._ends[b] : self._ends[b + 1]])
+            strings = raw.decode("utf-8", "replace").split(_SEP)
+        except zlib.error:
+            strings = []
+        if len(strings) != want:  # only a crafted file: its strings are not to be trusted
+            strings = [""] * want
+        return strings
+
+    def _one_string(self, i: int) -> str:
+        b, k = divmod(i, self._per)
+        strings = self._kept.get(b)
+        if strings is None:
+            strings = self._block(b)
+            with self._kept_lock:
+                if len(self._kept) >= _KEPT_BLOCKS:
+                    self._kept.pop(next(iter(self._kept)))
+                self._kept[b] = strings
+        return strings[k]
+
+    def _every_string(self) -> list[str]:
+        out: list[str] = []
+        for b in range(len(self._ends) - 1):
+            out.extend(self._block(b))
+        return out
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def packed(self) -> Packed:
+        """What to save to keep these strings packed."""
+        return Packed(self.tolist())
