@@ -19,6 +19,7 @@ from platformdirs import user_cache_dir
 from wikiq.sparse import CSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
+from wikiq.vault.body_terms import body_from_passages
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.packed import Packed
 from wikiq.vault.page import DeadLink, Page
@@ -30,8 +31,9 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # caught by TOKENIZER_FINGERPRINT, stored beside it. Files are written by `store`, which loads
 # without running code (no pickle).
 # 11: counts in one byte and term numbers in two where they fit; 12: links as written,
-# sources, tags and summaries compressed (vault/packed.py)
-CACHE_FORMAT = 12
+# sources, tags and summaries compressed (vault/packed.py); 13: the body's counts worked out
+# from the passages' and the titles' (vault/body_terms.py)
+CACHE_FORMAT = 13
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
@@ -42,8 +44,15 @@ TERMS_FILE = "terms.npz"  # the other fields' term counts, read only to build in
 # Which file keeps each field's counts. The passages' have a file of their own: the passage
 # index reads them at every question (retrieve/passage_bm25.py), so in the terms file it
 # would have to keep a copy of them in retrieval.npz (a million pages: 1.2 GB twice over) or
-# check the whole terms file (2 GB) on a question's first read.
-FIELD_FILES = {"body": TERMS_FILE, "lead": TERMS_FILE, "passages": PASSAGES_FILE}
+# check the whole terms file (2 GB) on a question's first read. The body keeps only its
+# vocabulary: its counts are worked out from the passages and the titles (`DERIVED_FROM`).
+FIELD_FILES = {
+    "body": TERMS_FILE,
+    "lead": TERMS_FILE,
+    "passages": PASSAGES_FILE,
+    "title": TERMS_FILE,
+}
+DERIVED_FROM = {"body": ("passages", "title")}
 
 
 def _current(data: object) -> bool:
@@ -167,25 +176,49 @@ class CatalogCache:
     ) -> dict[str, TermIndex] | None:
         """The term indexes of these fields saved with the catalog built at `built_at` (else
         None: never mix them); only the files holding them are read."""
+        wanted = list(dict.fromkeys(n for name in names for n in (*DERIVED_FROM.get(name, ()), name)))
         out: dict[str, TermIndex] = {}
-        for file in dict.fromkeys(FIELD_FILES[name] for name in names):
+        vocabs: dict[str, Sequence[str]] = {}  # of the fields kept as a vocabulary alone
+        for file in dict.fromkeys(FIELD_FILES[name] for name in wanted):
             loaded = self._load_terms_file(file, built_at)
-            if loaded is None or not all(n in loaded for n in names if FIELD_FILES[n] == file):
+            if loaded is None:
                 return None
-            out.update({n: t for n, t in loaded.items() if n in names})
+            for n in wanted:
+                if FIELD_FILES[n] != file:
+                    continue
+                if n not in loaded:
+                    return None
+                if isinstance(loaded[n], TermIndex):
+                    out[n] = loaded[n]
+                else:
+                    vocabs[n] = loaded[n]
         if len({t.entries for t in out.values()}) > 1:
             return None  # every field holds the same pages
+        for name in set(wanted) & set(DERIVED_FROM):
+            if name not in vocabs:
+                return None
+            try:
+                out[name] = body_from_passages(out["passages"], out["title"], vocabs[name])
+            except ValueError:  # passages and titles that are no body: read the pages again
+                return None
         return out
 
-    def _load_terms_file(self, file: str, built_at: float) -> dict[str, TermIndex] | None:
+    def _load_terms_file(
+        self, file: str, built_at: float
+    ) -> dict[str, TermIndex | Sequence[str]] | None:
+        """The fields of one file: their counts, or the vocabulary alone of a field whose
+        counts are worked out (`DERIVED_FROM`)."""
         data = store.load(self.dir / file, lazy_strings=True)  # terms decoded as looked up
         if not _current(data):
             return None
         if data.get("built_at") != built_at:
             return None
         try:
-            out = {}
+            out: dict[str, TermIndex | Sequence[str]] = {}
             for name, f in data["fields"].items():
+                if name in DERIVED_FROM:
+                    out[name] = f["vocab"]
+                    continue
                 matrix = f["matrix"]
                 if not isinstance(matrix, CSR) or matrix.shape[1] != len(f["vocab"]):
                     return None
@@ -203,7 +236,9 @@ class CatalogCache:
         ok = True
         for file in dict.fromkeys(FIELD_FILES.values()):
             fields = {
-                name: {
+                name: {"vocab": t.vocab}
+                if name in DERIVED_FROM
+                else {
                     "vocab": t.vocab,
                     "matrix": _compacted(t.matrix),
                     "entry_starts": t.entry_starts,
