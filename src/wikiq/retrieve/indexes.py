@@ -189,8 +189,9 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 # 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
 # numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight;
 # 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too;
-# 21: no undirected graph (graph_signals.either_way).
-INDEX_FORMAT = 21
+# 21: no undirected graph (graph_signals.either_way); 22: float32 ones not kept (store.ones),
+# the name index's names and features compressed (NameIndex.packed).
+INDEX_FORMAT = 22
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
@@ -229,7 +230,8 @@ def cached_indexes(
     ):
         return replace(stored["indexes"], graph=catalog.graph)
     indexes = build_indexes(catalog, direction, in_weight, previous)
-    saved = replace(indexes, graph=_CATALOG_GRAPH)  # the catalog's cache holds it (~70 MB at 1M)
+    # The catalog's cache holds the graph (~70 MB at 1M); names are kept compressed.
+    saved = replace(indexes, graph=_CATALOG_GRAPH, names=indexes.names.packed())
     store.save(path, {"key": key, "indexes": saved}, STORED_CLASSES)  # unwritable: rebuilt
     return indexes
 

@@ -23,7 +23,7 @@ from wikiq.vault.body_terms import body_from_passages
 from wikiq.vault.locate import VaultLocation
 from wikiq.vault.packed import Packed
 from wikiq.vault.page import DeadLink, Page
-from wikiq.vault.rows import PageRows, dead_link_rows
+from wikiq.vault.rows import FromPaths, PageRows, dead_link_rows
 from wikiq.vault.scan import FileStat
 from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 
@@ -32,8 +32,10 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # without running code (no pickle).
 # 11: counts in one byte and term numbers in two where they fit; 12: links as written,
 # sources, tags and summaries compressed (vault/packed.py); 13: the body's counts worked out
-# from the passages' and the titles' (vault/body_terms.py)
-CACHE_FORMAT = 13
+# from the passages' and the titles' (vault/body_terms.py); 14: the link graph's ones not kept
+# (store.ones), counts and offsets in the fewest bytes, files and names that the paths give not
+# kept (rows.FromPaths)
+CACHE_FORMAT = 14
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
@@ -101,6 +103,23 @@ _NUMBER_FIELDS = {
 PACKED_FIELDS = frozenset({"links", "source_links", "tags", "summary"})
 
 
+# Number fields kept in the fewest bytes that hold them (read back as Python ints): the size
+# and mtime stay int64, as the scan that they are compared with (and patched from) has them.
+_NARROW_FIELDS = frozenset({"body_offset", "index_aliases"})
+
+
+def _narrowest(values: np.ndarray) -> np.ndarray:
+    """Whole numbers from 0 in the narrowest unsigned type that holds them (a million pages'
+    six columns of counts and offsets: 48 MB as int64, ~10 MB so)."""
+    if len(values) == 0 or int(values.min()) < 0:
+        return values
+    top = int(values.max())
+    for kind in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
 def _page_columns(pages: Sequence[Page]) -> dict[str, Any]:
     """Pages as one column per field: strings as lists (`store` keeps them as one text, or
     compressed: `PACKED_FIELDS`), numbers and flags as arrays, tuples flattened with their
@@ -112,19 +131,31 @@ def _page_columns(pages: Sequence[Page]) -> dict[str, Any]:
             flat = [x for v in values for x in v]
             columns[name] = {
                 "flat": Packed(flat) if name in PACKED_FIELDS else flat,
-                "counts": np.asarray([len(v) for v in values], dtype=np.int64),
+                "counts": _narrowest(np.asarray([len(v) for v in values], dtype=np.int64)),
             }
         elif name in _NUMBER_FIELDS:
             dtype = np.bool_ if _NUMBER_FIELDS[name] == "bool" else np.int64
             columns[name] = np.asarray(values, dtype=dtype)
+            if name in _NARROW_FIELDS:
+                columns[name] = _narrowest(columns[name])
         else:
             columns[name] = Packed(values) if name in PACKED_FIELDS else values
+    paths = columns["path"]
+    for name in FromPaths.KINDS:  # kept as a note when every page's path gives it
+        worked_out = FromPaths(paths, name)
+        if all(a == b for a, b in zip(columns[name], worked_out, strict=True)):
+            columns[name] = {"from_paths": name}
     return columns
 
 
 def _pages(columns: dict[str, Any]) -> PageRows:
     """The pages `_page_columns` stored, built as they are read (a missing or misshapen
     column raises)."""
+    columns = dict(columns)
+    for name in FromPaths.KINDS:
+        column = columns[name]
+        if isinstance(column, dict) and column.get("from_paths") == name:
+            columns[name] = FromPaths(columns["path"], name)
     return PageRows(columns, _TUPLE_FIELDS, _NUMBER_FIELDS, _PAGE_FIELDS)
 
 

@@ -68,12 +68,12 @@ class _Encoder:
             pieces.append(_SEP.join(values[start : start + step]).encode("utf-8"))
         return {"__strs__": self.array(pieces), "n": len(values)}
 
-    def packed(self, values: list[str]) -> Any:
+    def packed(self, values: list[str], block_bytes: int) -> Any:
         """Strings compressed in blocks (vault/packed.py); as a plain list when one holds the
         separator."""
         if any(_SEP in x for x in values):
             return self.encode(values)
-        per_block, blocks = pack(values)
+        per_block, blocks = pack(values, block_bytes)
         ends = np.zeros(len(blocks) + 1, dtype=np.int64)
         np.cumsum([len(b) for b in blocks], out=ends[1:])
         return {
@@ -91,18 +91,18 @@ class _Encoder:
         if isinstance(v, PackedStrings):
             v = v.packed()
         if isinstance(v, Packed):
-            return self.packed(v.values)
+            return self.packed(v.values, v.block_bytes)
         if isinstance(v, np.generic):
             return v.item()
         if isinstance(v, np.ndarray):
             return {"__array__": self.array(v)}
         if isinstance(v, CSR):
-            return {
-                "__csr__": list(v.shape),
-                "data": self.array(v.data),
-                "indices": self.array(v.indices),
-                "indptr": self.array(v.indptr),
-            }
+            out: dict[str, Any] = {"__csr__": list(v.shape)}
+            if _all_ones(v.data):  # a link graph: nothing to keep but where its entries are
+                out["ones"] = len(v.data)
+            else:
+                out["data"] = self.array(v.data)
+            return {**out, "indices": self.array(v.indices), "indptr": self.array(v.indptr)}
         if isinstance(v, tuple):
             return {"__tuple__": [self.encode(x) for x in v]}
         if isinstance(v, list):
@@ -334,7 +334,8 @@ class _Decoder:
             return self.array(v["__array__"])
         if "__csr__" in v:
             rows, cols = (int(n) for n in v["__csr__"])
-            parts = (self.array(v["indptr"]), self.array(v["indices"]), self.array(v["data"]))
+            data = ones(int(v["ones"])) if "ones" in v else self.array(v["data"])
+            parts = (self.array(v["indptr"]), self.array(v["indices"]), data)
             # Damaged offsets: rebuilt, never read.
             return CSR(*parts, (rows, cols)).check(done=self.arrays.hand_back)
         if "__tuple__" in v:
@@ -358,6 +359,20 @@ class _Decoder:
             obj.__dict__.update({k: self.decode(x) for k, x in v["attrs"].items()})
             return obj
         raise ValueError("the cache holds something this version does not know")
+
+
+def _all_ones(values: np.ndarray) -> bool:
+    """Whether `values` are float32 ones (the link graph's, the name index's postings': a
+    million pages' were ~90 MB of cache that said nothing)."""
+    return values.dtype == np.float32 and bool(np.all(values == 1.0))
+
+
+def ones(n: int) -> np.ndarray:
+    """`n` float32 ones, read-only, in no memory (one value seen `n` times): what `_all_ones`
+    values are read back as. Not contiguous: scipy is handed a copy (`CSR.to_scipy`)."""
+    if n < 0:
+        raise ValueError("the cache's ones do not add up")
+    return np.broadcast_to(np.float32(1.0), (n,))
 
 
 _SCALARS = (str, int, float, bool, type(None))
