@@ -34,3 +34,24 @@ def test_either_way_is_the_undirected_graphs_row_and_adamic_adar_is_unchanged() 
             expected[j] += weight * float(inv_log[common[near[common]]].sum())
     expected /= expected.max()
     assert np.array_equal(adamic_adar(graph, graph.transpose(), degree, seeds, cand), expected)
+
+
+def test_who_links_to_a_page_is_read_from_the_cached_walk(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.conftest import demo_copy
+    from wikiq.retrieve.indexes import cached_indexes
+    from wikiq.retrieve.ppr import InLinks
+    from wikiq.vault.catalog import open_catalog
+    from wikiq.vault.locate import locate_vault
+
+    catalog = open_catalog(locate_vault(demo_copy(tmp_path)), cache_dir=tmp_path / "cache")
+    built = cached_indexes(catalog, "both", 0.5)
+    loaded = cached_indexes(catalog, "both", 0.5)
+    assert isinstance(loaded.graph_t, InLinks) and not isinstance(built.graph_t, InLinks)
+    assert catalog.graph.nnz > 0
+    for page in range(len(catalog.pages)):
+        assert loaded.graph_t.row(page).tolist() == built.graph_t.row(page).tolist()
+    # A walk that cannot tell them apart keeps the transposed graph.
+    other = tmp_path / "other"
+    catalog = open_catalog(locate_vault(demo_copy(other)), cache_dir=other / "cache")
+    cached_indexes(catalog, "both", 1.0)
+    assert not isinstance(cached_indexes(catalog, "both", 1.0).graph_t, InLinks)

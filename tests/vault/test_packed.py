@@ -74,3 +74,41 @@ def test_a_cached_catalog_keeps_links_summaries_tags_packed_and_answers_the_same
     assert [(p.links, p.summary, p.tags, p.source_links) for p in reopened.pages] == fresh
     wiki = Wiki.open(vault, cache_dir=cache, config=Config())
     assert wiki.search("How does a gravity assist work?").results
+
+
+def test_a_deflated_array_reads_back_whole_and_the_same(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from wikiq.vault.packed import Deflated
+
+    monkeypatch.setattr(packed, "DEFLATE_PIECE", 1000)  # several pieces, a short last one
+    arrays = {
+        "counts": (np.arange(10_001) % 7).astype(np.uint8),
+        "terms": np.arange(3_333, dtype=np.uint16)[::-1].copy(),
+        "grid": np.arange(12, dtype=np.float32).reshape(3, 4),
+        "none": np.empty(0, dtype=np.int32),
+    }
+    path = tmp_path / "f.npz"
+    assert store.save(path, {k: Deflated(a) for k, a in arrays.items()})
+    loaded = store.load(path)
+    for k, a in arrays.items():
+        assert loaded[k].dtype == a.dtype and np.array_equal(loaded[k], a), k
+        assert loaded[k].flags.writeable  # read into memory, not a view of the file
+
+
+def test_a_deflated_array_that_does_not_add_up_is_refused() -> None:
+    from wikiq.vault.packed import inflate
+
+    piece = zlib.compress(b"\x01\x02\x03")
+    blob = np.frombuffer(piece, dtype=np.uint8)
+    assert inflate(blob, np.array([0, len(piece)]), np.dtype(np.uint8), (3,)).tolist() == [1, 2, 3]
+    for ends, shape in (([0, len(piece)], (4,)), ([0, len(piece) - 1], (3,)), ([1, len(piece)], (3,))):
+        try:
+            inflate(blob, np.array(ends), np.dtype(np.uint8), shape)
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {ends}, {shape}")
+    damaged = np.frombuffer(piece[:-2] + b"xx", dtype=np.uint8)
+    try:
+        inflate(damaged, np.array([0, len(piece)]), np.dtype(np.uint8), (3,))
+    except ValueError:
+        return
+    raise AssertionError("a damaged piece was read")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wikiq.retrieve.ppr import InLinks
 from wikiq.sparse import CSR
 
 
@@ -37,7 +38,7 @@ def shared_sources(
 
 
 def adamic_adar(
-    graph: CSR, graph_t: CSR, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
+    graph: CSR, graph_t: CSR | InLinks, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
 ) -> np.ndarray:
     """Per candidate: seed-weighted Adamic-Adar index, scaled to [0, 1]."""
     inv_log = 1.0 / np.log(np.maximum(degree, 2.0))
@@ -53,7 +54,7 @@ def adamic_adar(
     return out / top if top > 0 else out
 
 
-def either_way(graph: CSR, graph_t: CSR, page: int) -> np.ndarray:
+def either_way(graph: CSR, graph_t: CSR | InLinks, page: int) -> np.ndarray:
     """The pages linked with `page` in either direction, ascending: worked out from the graph
     and its transpose when asked (a stored undirected graph was 83 MB of a million pages'
     cache, for a signal the fusion weighs 0)."""

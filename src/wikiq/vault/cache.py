@@ -21,7 +21,7 @@ from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.body_terms import body_from_passages
 from wikiq.vault.locate import VaultLocation
-from wikiq.vault.packed import Packed
+from wikiq.vault.packed import Deflated, Packed
 from wikiq.vault.page import DeadLink, Page
 from wikiq.vault.rows import FromPaths, PageRows, dead_link_rows
 from wikiq.vault.scan import FileStat
@@ -34,8 +34,9 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # sources, tags and summaries compressed (vault/packed.py); 13: the body's counts worked out
 # from the passages' and the titles' (vault/body_terms.py); 14: the link graph's ones not kept
 # (store.ones), counts and offsets in the fewest bytes, files and names that the paths give not
-# kept (rows.FromPaths)
-CACHE_FORMAT = 14
+# kept (rows.FromPaths), row offsets in four bytes; 15: the passages' counts, the lead's and
+# the titles' compressed (`DEFLATED_ARRAYS`)
+CACHE_FORMAT = 15
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"
@@ -219,10 +220,11 @@ class CatalogCache:
                     continue
                 if n not in loaded:
                     return None
-                if isinstance(loaded[n], TermIndex):
-                    out[n] = loaded[n]
+                field = loaded[n]
+                if isinstance(field, TermIndex):
+                    out[n] = field
                 else:
-                    vocabs[n] = loaded[n]
+                    vocabs[n] = field
         if len({t.entries for t in out.values()}) > 1:
             return None  # every field holds the same pages
         for name in set(wanted) & set(DERIVED_FROM):
@@ -250,7 +252,7 @@ class CatalogCache:
                 if name in DERIVED_FROM:
                     out[name] = f["vocab"]
                     continue
-                matrix = f["matrix"]
+                matrix = _read_matrix(f["matrix"])
                 if not isinstance(matrix, CSR) or matrix.shape[1] != len(f["vocab"]):
                     return None
                 starts = f.get("entry_starts")
@@ -271,8 +273,8 @@ class CatalogCache:
                 if name in DERIVED_FROM
                 else {
                     "vocab": t.vocab,
-                    "matrix": _compacted(t.matrix),
-                    "entry_starts": t.entry_starts,
+                    "matrix": _stored_matrix(name, _compacted(t.matrix)),
+                    "entry_starts": None if t.entry_starts is None else _offsets(t.entry_starts),
                 }
                 for name, t in terms.items()
                 if FIELD_FILES[name] == file
@@ -303,9 +305,10 @@ class CatalogCache:
         ok = self.save_terms(terms, catalog.built_at) if terms_saved is None else terms_saved
         # Plain columns load several times faster than objects: pages as one column per
         # field, links as the graph's arrays, dead links as two lists.
+        g = catalog.graph
         body = {
             "pages": _page_columns(catalog.pages),
-            "graph": catalog.graph,
+            "graph": CSR(_offsets(g.indptr), g.indices, g.data, g.shape),
             "dead_links": {
                 "page": [d.page for d in catalog.dead_links],
                 "target": [d.target for d in catalog.dead_links],
@@ -320,10 +323,49 @@ class CatalogCache:
         return self.path if ok else None
 
 
+# The arrays of each field's counts kept compressed (vault/packed.py, `Deflated`): read whole
+# when the field is loaded. The passages' term numbers stay as they are: a question reads a
+# few pages' rows of them, and held whole they would be 0.4 GB of a million pages' process.
+DEFLATED_ARRAYS = {"passages": ("data",), "lead": ("indices", "data"), "title": ("indices", "data")}
+
+
+def _stored_matrix(name: str, matrix: CSR) -> CSR | dict[str, Any]:
+    """A field's counts as the cache keeps them: a CSR, or its arrays with those of
+    `DEFLATED_ARRAYS` compressed."""
+    deflated = DEFLATED_ARRAYS.get(name, ())
+    if not deflated:
+        return matrix
+    arrays = {"indptr": matrix.indptr, "indices": matrix.indices, "data": matrix.data}
+    stored: dict[str, Any] = {k: Deflated(a) if k in deflated else a for k, a in arrays.items()}
+    return {**stored, "shape": list(matrix.shape)}
+
+
+def _read_matrix(stored: Any) -> CSR:
+    """What `_stored_matrix` kept, as a CSR checked as the cache checks every one."""
+    if isinstance(stored, CSR):
+        return stored
+    rows, cols = (int(n) for n in stored["shape"])
+    parts = (stored["indptr"], stored["indices"], stored["data"])
+    if not all(isinstance(a, np.ndarray) for a in parts):
+        raise ValueError("the cache's counts are not arrays")
+    return CSR(*parts, (rows, cols)).check(done=store.release_pages)
+
+
 def _compacted(matrix: CSR) -> CSR:
-    """The counts stored in two bytes where they fit (a million pages: 2.8 -> 2.1 GB)."""
+    """The counts stored in two bytes where they fit (a million pages: 2.8 -> 2.1 GB), the
+    row offsets in four (the passages' were 36 MB as int64)."""
     n = matrix.nnz
-    return CSR(matrix.indptr, matrix.indices[:n], compact_counts(matrix.data[:n]), matrix.shape)
+    data = compact_counts(matrix.data[:n])
+    return CSR(_offsets(matrix.indptr), matrix.indices[:n], data, matrix.shape)
+
+
+def _offsets(offsets: np.ndarray) -> np.ndarray:
+    """Row or entry offsets in four bytes when they fit (every reader widens what it adds)."""
+    if offsets.dtype == np.int32:
+        return offsets
+    if len(offsets) and int(offsets[-1]) > np.iinfo(np.int32).max:
+        return offsets
+    return offsets.astype(np.int32)
 
 
 def _entry_starts_fit(starts: object, rows: int) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.sparse import CSR, SplitCSR
-from wikiq.vault.packed import Packed, PackedStrings, pack
+from wikiq.vault.packed import Deflated, Packed, PackedStrings, deflate, inflate, pack
 from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
@@ -92,6 +92,16 @@ class _Encoder:
             v = v.packed()
         if isinstance(v, Packed):
             return self.packed(v.values, v.block_bytes)
+        if isinstance(v, Deflated):
+            blocks = deflate(v.array)
+            ends = np.zeros(len(blocks) + 1, dtype=np.int64)
+            np.cumsum([len(b) for b in blocks], out=ends[1:])
+            return {
+                "__deflated__": self.array(blocks),
+                "ends": self.array(ends),
+                "dtype": v.array.dtype.str,
+                "shape": list(v.array.shape),
+            }
         if isinstance(v, np.generic):
             return v.item()
         if isinstance(v, np.ndarray):
@@ -327,6 +337,10 @@ class _Decoder:
             return v["__plain__"]
         if "__strs__" in v:
             return self.strings(v)
+        if "__deflated__" in v:
+            blob, ends = self.array(v["__deflated__"]), self.array(v["ends"])
+            shape = tuple(int(n) for n in v["shape"])
+            return inflate(blob, ends, np.dtype(v["dtype"]), shape)
         if "__packed__" in v:
             blob, ends = self.array(v["__packed__"]), self.array(v["ends"])
             return PackedStrings(blob, ends, int(v["n"]), int(v["per_block"]))
