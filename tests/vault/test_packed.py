@@ -112,3 +112,11 @@ def test_a_deflated_array_that_does_not_add_up_is_refused() -> None:
     except ValueError:
         return
     raise AssertionError("a damaged piece was read")
+
+
+def test_a_span_of_packed_strings_crosses_blocks(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(packed, "BLOCK_BYTES", 32)
+    values = [f"w{i}" for i in range(200)]
+    assert store.save(tmp_path / "f.npz", {"v": Packed(values)})
+    column = store.load(tmp_path / "f.npz")["v"]
+    assert column.span(0, 0) == [] and column.span(5, 90) == values[5:90] and column.span(190, 200) == values[190:]

@@ -84,6 +84,7 @@ def build_indexes(
     languages = vault_languages(catalog)  # reads the body's counts a slice at a time
     titled = titled_terms(catalog, catalog.terms)
     read_once("body")  # before the text index's transpose, the largest step
+    catalog.let_go_of_terms("body")  # worked out from the passages, held in memory
     text = BodyIndex(titled, weighed=True)  # read by every question: weighed once, here
     del titled
     lead = BodyIndex(catalog.field_terms("lead"), weighed=True)

@@ -25,7 +25,7 @@ from wikiq.retrieve.topk import kth_largest
 from wikiq.sparse import CSR, distinct_values
 from wikiq.text.scripts import CJK_RUNS
 from wikiq.vault.catalog import Catalog
-from wikiq.vault.packed import SMALL_BLOCK_BYTES, Packed
+from wikiq.vault.packed import SMALL_BLOCK_BYTES, Packed, PackedStrings
 from wikiq.vault.rows import page_field
 from wikiq.vault.terms import match_terms
 
@@ -239,7 +239,11 @@ class NameIndex:
     def features(self, name: int) -> list[str]:
         """The matching features of name number `name`."""
         start = int(self.feature_ends[name - 1]) if name else 0
-        return [self.feature_words[j] for j in range(start, int(self.feature_ends[name]))]
+        end = int(self.feature_ends[name])
+        words = self.feature_words
+        if isinstance(words, PackedStrings):  # from the cache: read from its block
+            return words.span(start, end)
+        return [words[j] for j in range(start, end)]
 
     def feature_weight(self, feature: str) -> float:
         j = self.vocab.get(feature)

@@ -94,6 +94,7 @@ class _Encoder:
             return self.packed(v.values, v.block_bytes)
         if isinstance(v, Deflated):
             blocks = deflate(v.array)
+            release_pages(v.array)  # a first read's spilled counts, read once
             ends = np.zeros(len(blocks) + 1, dtype=np.int64)
             np.cumsum([len(b) for b in blocks], out=ends[1:])
             return {
