@@ -4,7 +4,7 @@
 terms added once: the body is the sum of the page's passage rows less the title's counts once a
 passage row. Kept, the body was 368 MB of a million pages' cache (term numbers and counts,
 page by page), read only to build the indexes, by a refresh and by an edit; worked out, it
-costs ~4 s at a million pages (scipy's sparse product, rows sorted by two counting sorts), where
+costs ~8 s at a million pages (scipy's sparse product, rows sorted by two counting sorts), where
 it is read.
 The body's own vocabulary is kept (its term numbers, in the order a first read gave them), so
 the matrix worked out is the one that was built, entry for entry.
