@@ -63,9 +63,8 @@ class CSR:
             # Building indexes has scipy loaded already: its csr→csc is this same counting
             # sort in C, in one pass instead of a sort (a 100,000-page refresh transposes
             # ~50 million entries). Never imported for it: see the module's docstring.
-            t = scipy_sparse.csr_matrix(
-                (self.data[: self.nnz], cols, self.indptr), shape=self.shape
-            ).tocsc()
+            data = np.ascontiguousarray(self.data[: self.nnz])  # a cache's ones are a view
+            t = scipy_sparse.csr_matrix((data, cols, self.indptr), shape=self.shape).tocsc()
             return CSR(
                 t.indptr.astype(index_type, copy=False),
                 t.indices.astype(index_type, copy=False),
@@ -117,7 +116,9 @@ class CSR:
         """The same matrix as scipy's csr_matrix (imports scipy: for building, never queries)."""
         import scipy.sparse as sp
 
-        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+        # Contiguous: scipy's loops read `data` as a plain buffer (a cache's ones are a view).
+        data = np.ascontiguousarray(self.data)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
 
 
 # Columns a block of `SplitCSR` holds: its column numbers are kept as their place in the block.

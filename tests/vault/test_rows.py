@@ -111,3 +111,28 @@ def test_lazily_loaded_strings_and_vocabularies_are_saved_again_as_they_were(tmp
     assert isinstance(lazy["words"], store.Strings) and isinstance(lazy["ids"], store.StrIds)
     assert store.save(path, lazy)
     assert store.load(path) == data
+
+
+def test_files_and_names_worked_out_from_paths_are_the_pages_own() -> None:
+    from wikiq.vault.rows import FromPaths
+
+    paths = ["concepts/heart-failure", "index-less", "a/b/ünïcode page"]
+    files = FromPaths(paths, "file")
+    assert list(files) == [p + ".md" for p in paths]
+    assert files.utf8() == "\0".join(p + ".md" for p in paths).encode("utf-8")
+    assert list(FromPaths(paths, "name")) == ["heart-failure", "index-less", "ünïcode page"]
+    assert FromPaths([], "file").utf8() == b""
+
+
+def test_a_file_its_path_does_not_give_keeps_its_column(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from wikiq.vault.cache import _page_columns, _pages
+    from wikiq.vault.page import Page
+
+    pages = [Page(path="a/x", file="a/x.md", name="x", title="X"), Page(path="y.MD", file="y.MD", name="y.MD", title="Y")]
+    from wikiq.vault import store
+
+    columns = _page_columns(pages)
+    assert isinstance(columns["file"], list) and columns["name"] == {"from_paths": "name"}
+    assert store.save(tmp_path / "c.npz", columns)
+    loaded = _pages(store.load(tmp_path / "c.npz", lazy_strings=True))
+    assert [(p.file, p.name) for p in loaded] == [("a/x.md", "x"), ("y.MD", "y.MD")]

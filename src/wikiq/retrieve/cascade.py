@@ -62,6 +62,8 @@ from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
 from wikiq.text.tokenize import strip_fillers
 from wikiq.vault.catalog import Catalog
+from wikiq.vault.page import Page
+from wikiq.vault.rows import page_value
 from wikiq.vault.terms import match_terms
 
 if TYPE_CHECKING:  # loaded where used: abbreviations and the glossary serve few questions
@@ -304,13 +306,10 @@ class Retriever:
         hits = [
             (int(p), float(sc))
             for p, sc in zip(ev.text.pages, ev.text.scores, strict=True)
-            if not ix.stubs[p] and pages[p].path not in exclude
+            if not ix.stubs[p] and page_value(pages, "path", int(p)) not in exclude
         ][:k]
         top = hits[0][1] if hits else 1.0
-        results = [
-            RankedPage(pages[p].path, pages[p].title, pages[p].type, sc / top, {"body": sc})
-            for p, sc in hits
-        ]
+        results = [ranked_page(pages, p, sc / top, {"body": sc}) for p, sc in hits]
         timings["total"] = _ms(t0)
         return Retrieval(ev.question, ARM_BODY, False, [], results, timings, reason="plain BM25")
 
@@ -507,16 +506,13 @@ class Retriever:
         bm25 = ev.text.as_dict()
         results = []
         for f in fused:
-            page = pages[f.page]
             signals = {f"rank_{name}": float(rank) for name, rank in f.ranks.items()}
             signals["rrf"] = f.score
             if f.page in bm25:
                 signals["body"] = bm25[f.page]
             if f.page in sem:
                 signals["sem"] = sem[f.page]
-            results.append(
-                RankedPage(page.path, page.title, page.type, f.score / top_score, signals)
-            )
+            results.append(ranked_page(pages, f.page, f.score / top_score, signals))
         best = fused[0].ranks
         by_sem = "sem" in best and best.get("sem", 99) < best.get("text", 99)
         arm = ARM_SEMANTIC if by_sem else ARM_BODY
@@ -680,9 +676,9 @@ class Retriever:
         ("echocardiography" also finds pages that say "echo", its alias)."""
         if not self.settings.expand_with_names or not self._lex_strong(ev):
             return []
-        page = self.catalog.pages[ev.lex[0].page]
+        pages, best = self.catalog.pages, ev.lex[0].page
         extra: list[str] = []
-        for name in (page.title, *page.aliases):
+        for name in (page_value(pages, "title", best), *page_value(pages, "aliases", best)):
             extra += [t for t in match_terms(name) if t not in ev.terms and t not in extra]
         return extra
 
@@ -706,7 +702,7 @@ class Retriever:
     # --- seeds ---------------------------------------------------------------------------
 
     def _seed(self, page: int, stage: str, score: float, matched: dict[str, str]) -> Seed:
-        return Seed(self.catalog.pages[page].path, stage, score, matched)
+        return Seed(page_value(self.catalog.pages, "path", page), stage, score, matched)
 
     def _lex_seeds(self, lex: list[NameMatch], *, weak: bool = False) -> list[Seed]:
         s = self.settings
@@ -828,7 +824,7 @@ class Retriever:
         ix = self.indexes
         return {
             "shared_sources": shared_sources(ix.graph, ix.is_source, seeds, cand),
-            "adamic_adar": adamic_adar(ix.undirected, ix.degree, seeds, cand),
+            "adamic_adar": adamic_adar(ix.graph, ix.graph_t, ix.degree, seeds, cand),
             "type_affinity": type_affinity(ix.types, seeds, cand),
         }
 
@@ -870,10 +866,16 @@ class Retriever:
         )
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
         pages = self.catalog.pages
-        return [
-            RankedPage(pages[c].path, pages[c].title, pages[c].type, score / top, signals)
-            for c, score, signals in ranked
-        ]
+        return [ranked_page(pages, c, score / top, signals) for c, score, signals in ranked]
+
+
+def ranked_page(
+    pages: Sequence[Page], i: int, score: float, signals: dict[str, float]
+) -> RankedPage:
+    """Page `i` as a result: three fields read from the cache's columns, no page built (a
+    page built reads every field, the compressed ones too: vault/packed.py)."""
+    path, title, kind = (page_value(pages, f, i) for f in ("path", "title", "type"))
+    return RankedPage(path, title, kind, score, signals)
 
 
 RIVALS = 10  # Stage 0 compares the best page with the mean of this many next-best pages

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wikiq.retrieve.ppr import InLinks
 from wikiq.retrieve.settings import FusionWeights
 from wikiq.retrieve.topk import best_reached
 from wikiq.sparse import CSR, positions_in
@@ -52,7 +53,7 @@ class FusionInput:
 
 
 def link_signals(
-    graph: CSR, graph_t: CSR, seeds: dict[int, float], cand: np.ndarray
+    graph: CSR, graph_t: CSR | InLinks, seeds: dict[int, float], cand: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per candidate (`cand`, sorted, not empty): the weight of seeds linking to it, and of
     seeds it links to (each capped at 1). Only the seeds' own rows and the candidates are
@@ -70,7 +71,7 @@ def fuse(
     inp: FusionInput,
     weights: FusionWeights,
     graph: CSR,
-    graph_t: CSR,
+    graph_t: CSR | InLinks,
     *,
     skip: np.ndarray,
     exclude: set[int],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wikiq.retrieve.ppr import InLinks
 from wikiq.sparse import CSR
 
 
@@ -37,20 +38,27 @@ def shared_sources(
 
 
 def adamic_adar(
-    undirected: CSR, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
+    graph: CSR, graph_t: CSR | InLinks, degree: np.ndarray, seeds: dict[int, float], cand: np.ndarray
 ) -> np.ndarray:
     """Per candidate: seed-weighted Adamic-Adar index, scaled to [0, 1]."""
     inv_log = 1.0 / np.log(np.maximum(degree, 2.0))
     out = np.zeros(len(cand))
     for seed, weight in seeds.items():
-        seed_nb = np.zeros(undirected.shape[0], dtype=bool)
-        seed_nb[neighbours(undirected, seed)] = True
+        seed_nb = np.zeros(graph.shape[0], dtype=bool)
+        seed_nb[either_way(graph, graph_t, seed)] = True
         for j, c in enumerate(cand):
-            common = neighbours(undirected, int(c))
+            common = either_way(graph, graph_t, int(c))
             common = common[seed_nb[common]]
             out[j] += weight * float(inv_log[common].sum())
     top = out.max(initial=0.0)
     return out / top if top > 0 else out
+
+
+def either_way(graph: CSR, graph_t: CSR | InLinks, page: int) -> np.ndarray:
+    """The pages linked with `page` in either direction, ascending: worked out from the graph
+    and its transpose when asked (a stored undirected graph was 83 MB of a million pages'
+    cache, for a signal the fusion weighs 0)."""
+    return np.union1d(graph.row(page), graph_t.row(page))
 
 
 def type_affinity(types: np.ndarray, seeds: dict[int, float], cand: np.ndarray) -> np.ndarray:

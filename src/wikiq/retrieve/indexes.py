@@ -13,7 +13,7 @@ from wikiq.retrieve.body import BodyIndex
 from wikiq.retrieve.languages import VaultLanguages, vault_languages
 from wikiq.retrieve.names import NAME_MEMO, NameIndex, name_index
 from wikiq.retrieve.passage_bm25 import PassageWeights, passage_weights
-from wikiq.retrieve.ppr import Direction, WalkGraph, walk_graph
+from wikiq.retrieve.ppr import Direction, InLinks, WalkGraph, walk_graph
 from wikiq.sparse import CSR, SplitCSR
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
@@ -42,9 +42,10 @@ class RetrievalIndexes:
     passages: PassageWeights
     walk: WalkGraph  # PPR transition matrix (Stage 4)
     graph: CSR  # the link graph (row links to column): the catalog's, not stored again
-    graph_t: CSR  # its transpose, row-major: who links to each page
+    # Its transpose, row-major: who links to each page (from the cache, read from the walk's
+    # steps when they tell: `InLinks`).
+    graph_t: CSR | InLinks
     centrality: np.ndarray  # log in-degree, scaled to [0, 1]
-    undirected: CSR  # links in either direction (for Adamic-Adar; its values are all True)
     degree: np.ndarray  # in + out links per page
     is_source: np.ndarray  # bool per page: a `sources/` page
     types: np.ndarray  # page type as a small integer code
@@ -83,6 +84,7 @@ def build_indexes(
     languages = vault_languages(catalog)  # reads the body's counts a slice at a time
     titled = titled_terms(catalog, catalog.terms)
     read_once("body")  # before the text index's transpose, the largest step
+    catalog.let_go_of_terms("body")  # worked out from the passages, held in memory
     text = BodyIndex(titled, weighed=True)  # read by every question: weighed once, here
     del titled
     lead = BodyIndex(catalog.field_terms("lead"), weighed=True)
@@ -98,7 +100,6 @@ def build_indexes(
         graph=catalog.graph,
         graph_t=catalog.graph_t,
         centrality=centrality,
-        undirected=CSR.from_scipy((graph + graph.T) > 0),  # one byte a link: only its pages are read
         degree=in_degree + np.asarray(graph.sum(axis=1)).ravel(),
         is_source=np.asarray([t == "source" for t in types], dtype=bool),
         types=_type_codes(types),
@@ -190,8 +191,11 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 # Bump when any index class changes shape, so an old cache is rebuilt rather than misread.
 # 16: the text indexes keep counts, the walk its steps, the link graph is the catalog's; 17: page
 # numbers of the text indexes in two bytes (sparse.SplitCSR); 18: each term's largest weight;
-# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too.
-INDEX_FORMAT = 20
+# 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too;
+# 21: no undirected graph (graph_signals.either_way); 22: float32 ones not kept (store.ones),
+# the name index's names and features compressed (NameIndex.packed), the transposed graph
+# read from the walk (ppr.InLinks).
+INDEX_FORMAT = 22
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))
@@ -228,9 +232,17 @@ def cached_indexes(
         and isinstance(stored.get("indexes"), RetrievalIndexes)
         and stored["indexes"].graph.shape == (0, 0)
     ):
-        return replace(stored["indexes"], graph=catalog.graph)
+        loaded: RetrievalIndexes = stored["indexes"]
+        if loaded.graph_t.shape == (0, 0):
+            loaded = replace(loaded, graph_t=InLinks(loaded.walk))
+        return replace(loaded, graph=catalog.graph)
     indexes = build_indexes(catalog, direction, in_weight, previous)
-    saved = replace(indexes, graph=_CATALOG_GRAPH)  # the catalog's cache holds it (~70 MB at 1M)
+    # The catalog's cache holds the graph (~70 MB at 1M), the walk's steps tell who links to
+    # each page; names are kept compressed.
+    graph_t = _CATALOG_GRAPH if InLinks.readable(direction, in_weight) else indexes.graph_t
+    saved = replace(
+        indexes, graph=_CATALOG_GRAPH, graph_t=graph_t, names=indexes.names.packed()
+    )
     store.save(path, {"key": key, "indexes": saved}, STORED_CLASSES)  # unwritable: rebuilt
     return indexes
 

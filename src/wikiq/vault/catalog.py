@@ -137,6 +137,13 @@ class Catalog:
         lost: the pages would have to be read again)."""
         return self._loaded_fields(TERM_FIELDS)
 
+    def let_go_of_terms(self, name: str) -> None:
+        """Stop holding one field's counts when the cache can give them back (the body's,
+        worked out from the passages: a million pages' are ~0.4 GB of memory, which building
+        the other indexes need not hold)."""
+        if self._terms_loader is not None and self._terms is not None:
+            self._terms = {n: t for n, t in self._terms.items() if n != name}
+
     def _loaded_fields(self, names: Sequence[str]) -> dict[str, TermIndex] | None:
         """The term counts held, with those of `names` loaded if they were not (None when
         some of them cannot be: lost, or not this catalog's pages)."""

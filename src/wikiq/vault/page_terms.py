@@ -24,8 +24,9 @@ PASSAGE_BUDGET = 800
 
 
 def page_terms(title: str, body: str, masked: str) -> FieldTerms:
-    """Counts of the whole body, of its lead, and of each passage with the title's terms in
-    it (a passage deep in a page seldom repeats the page's name; questions name it)."""
+    """Counts of the whole body, of its lead, of each passage with the title's terms in it (a
+    passage deep in a page seldom repeats the page's name; questions name it), and of the
+    title's terms."""
     # Imported here: reading pages is a first open's or a refresh's work, never a warm open's.
     from wikiq.vault.chunking import section_spans
 
@@ -47,6 +48,9 @@ def page_terms(title: str, body: str, masked: str) -> FieldTerms:
         "body": _counts(chain.from_iterable(passages)),
         "lead": _counts(lead_terms),
         "passages": [_counts(chain(p, title_terms)) for p in passages if p],
+        # What each passage row holds beyond the body: with it the cache works the body out
+        # from the passages (vault/body_terms.py) instead of keeping it.
+        "title": _counts(title_terms),
     }
 
 
@@ -75,4 +79,4 @@ except ImportError:  # pragma: no cover - every CPython 3.11/3.12 has it
 
 def no_terms() -> FieldTerms:
     """The terms of a page that could not be read: empty rows, and no passage."""
-    return {"body": {}, "lead": {}, "passages": []}
+    return {"body": {}, "lead": {}, "passages": [], "title": {}}

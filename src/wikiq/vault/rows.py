@@ -187,6 +187,35 @@ class PageRows(Rows[Page]):
         return [Page(*row) for row in zip(*values, strict=True)]
 
 
+class FromPaths(Rows[str]):
+    """A string field every page's path gives (vault/page.py): its file, the path and ".md",
+    or its name, the path's last part. A million pages' were 58 MB of cache, said twice."""
+
+    KINDS = ("file", "name")
+
+    def __init__(self, paths: Sequence[str], kind: str) -> None:
+        if kind not in self.KINDS:
+            raise ValueError("the cache names a column it cannot work out")
+        self._paths = paths
+        self._kind = kind
+        super().__init__(len(paths), lambda i: self.of(paths[i]), self._every)
+
+    def of(self, path: str) -> str:
+        return path + ".md" if self._kind == "file" else path.rsplit("/", 1)[-1]
+
+    def _every(self) -> list[str]:
+        return list(map(self.of, self._paths))
+
+    def utf8(self) -> bytes:
+        """The strings joined by NUL, as UTF-8 (`PageRows.column_is`): files from the paths'
+        bytes, without building a string."""
+        if self._kind != "file" or not len(self._paths):
+            return "\0".join(self).encode("utf-8")
+        stored = getattr(self._paths, "utf8", None)
+        joined = stored() if stored is not None else "\0".join(self._paths).encode("utf-8")
+        return joined.replace(b"\0", b".md\0") + b".md"
+
+
 def dead_link_rows(pages: Sequence[str], targets: Sequence[str]) -> Rows[DeadLink]:
     """Dead links from their two stored columns (the linking page, the target as written)."""
     if len(pages) != len(targets):

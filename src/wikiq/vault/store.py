@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from wikiq.sparse import CSR, SplitCSR
+from wikiq.vault.packed import Deflated, Packed, PackedStrings, deflate, inflate, pack
 from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
@@ -67,22 +68,52 @@ class _Encoder:
             pieces.append(_SEP.join(values[start : start + step]).encode("utf-8"))
         return {"__strs__": self.array(pieces), "n": len(values)}
 
+    def packed(self, values: list[str], block_bytes: int) -> Any:
+        """Strings compressed in blocks (vault/packed.py); as a plain list when one holds the
+        separator."""
+        if any(_SEP in x for x in values):
+            return self.encode(values)
+        per_block, blocks = pack(values, block_bytes)
+        ends = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in blocks], out=ends[1:])
+        return {
+            "__packed__": self.array(blocks),
+            "ends": self.array(ends),
+            "n": len(values),
+            "per_block": per_block,
+        }
+
     def encode(self, v: Any) -> Any:
         if v is None or isinstance(v, bool | int | float | str):
             return v
         if isinstance(v, Strings | StrIds):  # loaded lazily, saved again as what they stand for
             v = v.tolist() if isinstance(v, Strings) else dict(v)
+        if isinstance(v, PackedStrings):
+            v = v.packed()
+        if isinstance(v, Packed):
+            return self.packed(v.values, v.block_bytes)
+        if isinstance(v, Deflated):
+            blocks = deflate(v.array)
+            release_pages(v.array)  # a first read's spilled counts, read once
+            ends = np.zeros(len(blocks) + 1, dtype=np.int64)
+            np.cumsum([len(b) for b in blocks], out=ends[1:])
+            return {
+                "__deflated__": self.array(blocks),
+                "ends": self.array(ends),
+                "dtype": v.array.dtype.str,
+                "shape": list(v.array.shape),
+            }
         if isinstance(v, np.generic):
             return v.item()
         if isinstance(v, np.ndarray):
             return {"__array__": self.array(v)}
         if isinstance(v, CSR):
-            return {
-                "__csr__": list(v.shape),
-                "data": self.array(v.data),
-                "indices": self.array(v.indices),
-                "indptr": self.array(v.indptr),
-            }
+            out: dict[str, Any] = {"__csr__": list(v.shape)}
+            if _all_ones(v.data):  # a link graph: nothing to keep but where its entries are
+                out["ones"] = len(v.data)
+            else:
+                out["data"] = self.array(v.data)
+            return {**out, "indices": self.array(v.indices), "indptr": self.array(v.indptr)}
         if isinstance(v, tuple):
             return {"__tuple__": [self.encode(x) for x in v]}
         if isinstance(v, list):
@@ -307,11 +338,19 @@ class _Decoder:
             return v["__plain__"]
         if "__strs__" in v:
             return self.strings(v)
+        if "__deflated__" in v:
+            blob, ends = self.array(v["__deflated__"]), self.array(v["ends"])
+            shape = tuple(int(n) for n in v["shape"])
+            return inflate(blob, ends, np.dtype(v["dtype"]), shape)
+        if "__packed__" in v:
+            blob, ends = self.array(v["__packed__"]), self.array(v["ends"])
+            return PackedStrings(blob, ends, int(v["n"]), int(v["per_block"]))
         if "__array__" in v:
             return self.array(v["__array__"])
         if "__csr__" in v:
             rows, cols = (int(n) for n in v["__csr__"])
-            parts = (self.array(v["indptr"]), self.array(v["indices"]), self.array(v["data"]))
+            data = ones(int(v["ones"])) if "ones" in v else self.array(v["data"])
+            parts = (self.array(v["indptr"]), self.array(v["indices"]), data)
             # Damaged offsets: rebuilt, never read.
             return CSR(*parts, (rows, cols)).check(done=self.arrays.hand_back)
         if "__tuple__" in v:
@@ -335,6 +374,20 @@ class _Decoder:
             obj.__dict__.update({k: self.decode(x) for k, x in v["attrs"].items()})
             return obj
         raise ValueError("the cache holds something this version does not know")
+
+
+def _all_ones(values: np.ndarray) -> bool:
+    """Whether `values` are float32 ones (the link graph's, the name index's postings': a
+    million pages' were ~90 MB of cache that said nothing)."""
+    return values.dtype == np.float32 and bool(np.all(values == 1.0))
+
+
+def ones(n: int) -> np.ndarray:
+    """`n` float32 ones, read-only, in no memory (one value seen `n` times): what `_all_ones`
+    values are read back as. Not contiguous: scipy is handed a copy (`CSR.to_scipy`)."""
+    if n < 0:
+        raise ValueError("the cache's ones do not add up")
+    return np.broadcast_to(np.float32(1.0), (n,))
 
 
 _SCALARS = (str, int, float, bool, type(None))

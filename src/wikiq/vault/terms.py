@@ -26,10 +26,11 @@ from wikiq.vault.spill import SpilledArray
 from wikiq.vault.store import StrIds, Strings, release_pages
 
 # Term fields gathered per page: the whole body, its lead paragraph (where a page says what it
-# is about; the plugin's index summary is a 100-character cut of it), and its passages (the
-# body cut at headings and paragraphs, each with the title's terms: a long page whose one
-# section answers is ranked by that section, not held down by its length).
-TERM_FIELDS = ("body", "lead", "passages")
+# is about; the plugin's index summary is a 100-character cut of it), its passages (the body
+# cut at headings and paragraphs, each with the title's terms: a long page whose one section
+# answers is ranked by that section, not held down by its length), and the title's terms
+# (each passage holds them once: the cache works the body out from the passages and these).
+TERM_FIELDS = ("body", "lead", "passages", "title")
 # The largest count one and two bytes hold (`compact_counts`, `TermBuffer`, the text index's
 # sums), and the most terms a vocabulary may have for its column numbers to take two bytes.
 ONE_BYTE = int(np.iinfo(np.uint8).max)
