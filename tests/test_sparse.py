@@ -234,3 +234,13 @@ def test_scoring_block_by_block_gives_the_sums_of_one_bincount(
     blocks_pages, blocks_scores = index._score_all(ids)
     assert pages.tolist() == blocks_pages.tolist() and scores.tolist() == blocks_scores.tolist()
     assert pages.max() > 2 * 65_536
+
+
+def test_offsets_fit_only_offsets_from_0_to_the_total_that_never_fall() -> None:
+    from wikiq.sparse import offsets_fit
+
+    assert offsets_fit(np.array([0, 2, 2, 5]), 5)
+    assert offsets_fit(np.array([0]), 0)
+    for bad in (np.array([1, 5]), np.array([0, 4]), np.array([0, 3, 2, 5]), np.array([]), [0, 5]):
+        assert not offsets_fit(bad, 5), bad
+    assert not offsets_fit(np.array([[0, 5]]), 5)

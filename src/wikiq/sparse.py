@@ -25,6 +25,19 @@ import numpy as np
 ENTRY_SLICE = 1 << 24
 
 
+def offsets_fit(offsets: object, total: int) -> bool:
+    """Whether `offsets` can cut `total` items into pieces: one dimension, from 0 to `total`,
+    never falling (a cache's row, entry or block offsets: damaged ones are never followed)."""
+    return (
+        isinstance(offsets, np.ndarray)
+        and offsets.ndim == 1
+        and len(offsets) >= 1
+        and int(offsets[0]) == 0
+        and int(offsets[-1]) == total
+        and bool(np.all(np.diff(offsets) >= 0))
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class CSR:
     """A matrix by rows: row i holds columns `indices[indptr[i]:indptr[i+1]]` with `data`."""

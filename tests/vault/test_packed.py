@@ -57,6 +57,12 @@ def test_packed_offsets_that_do_not_add_up_are_refused() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {ends}, {n}")
+    try:  # no strings a block: a crafted file, refused like the others (not a ZeroDivisionError)
+        PackedStrings(blob, np.array([0, len(blob)]), 1, 0)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("accepted 0 strings a block")
 
 
 def test_a_cached_catalog_keeps_links_summaries_tags_packed_and_answers_the_same(tmp_path: Path) -> None:

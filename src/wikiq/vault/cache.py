@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from platformdirs import user_cache_dir
 
-from wikiq.sparse import CSR
+from wikiq.sparse import CSR, offsets_fit
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 from wikiq.vault import store
 from wikiq.vault.body_terms import body_from_passages
@@ -256,7 +256,7 @@ class CatalogCache:
                 if not isinstance(matrix, CSR) or matrix.shape[1] != len(f["vocab"]):
                     return None
                 starts = f.get("entry_starts")
-                if starts is not None and not _entry_starts_fit(starts, matrix.shape[0]):
+                if starts is not None and not offsets_fit(starts, matrix.shape[0]):
                     return None
                 out[name] = TermIndex(f["vocab"], matrix, entry_starts=starts)
             return out
@@ -367,14 +367,3 @@ def _offsets(offsets: np.ndarray) -> np.ndarray:
         return offsets
     return offsets.astype(np.int32)
 
-
-def _entry_starts_fit(starts: object, rows: int) -> bool:
-    """Whether saved entry starts can index `rows` rows: from 0 to `rows`, never falling."""
-    return (
-        isinstance(starts, np.ndarray)
-        and starts.ndim == 1
-        and len(starts) >= 1
-        and int(starts[0]) == 0
-        and int(starts[-1]) == rows
-        and bool(np.all(np.diff(starts) >= 0))
-    )

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from wikiq.sparse import offsets_fit
 from wikiq.vault.rows import Rows
 
 # Uncompressed bytes a block holds, about: smaller blocks compress worse (links: 32 KB blocks
@@ -69,17 +70,8 @@ class PackedStrings(Rows[str]):
     never as an error in a question."""
 
     def __init__(self, blob: np.ndarray, ends: np.ndarray, n: int, per_block: int) -> None:
-        blocks = -(-n // per_block) if n else 0
-        if (
-            blob.dtype != np.uint8
-            or blob.ndim != 1
-            or ends.ndim != 1
-            or per_block < 1
-            or len(ends) != blocks + 1
-            or int(ends[0]) != 0
-            or int(ends[-1]) != len(blob)
-            or np.any(np.diff(ends) < 0)
-        ):
+        blocks = -(-n // per_block) if per_block >= 1 and n else 0
+        if not _blocks_fit(blob, ends) or per_block < 1 or len(ends) != blocks + 1:
             raise ValueError("the cache's packed strings do not add up")
         self._blob = blob
         self._ends = ends.tolist()
@@ -169,6 +161,18 @@ class Deflated:
         self.array = np.ascontiguousarray(array)
 
 
+def block_ends(blocks: list[bytes]) -> np.ndarray:
+    """Where each of `blocks` ends when they are stored end to end, after a leading 0."""
+    ends = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in blocks], out=ends[1:])
+    return ends
+
+
+def _blocks_fit(blob: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether `ends` cut the bytes of `blob` into blocks (what `block_ends` wrote)."""
+    return blob.dtype == np.uint8 and blob.ndim == 1 and offsets_fit(ends, len(blob))
+
+
 def deflate(array: np.ndarray) -> list[bytes]:
     """The array's bytes compressed a piece at a time (zlib lets two threads work at once)."""
     raw = array.data.cast("B") if array.size else memoryview(b"")
@@ -180,9 +184,7 @@ def deflate(array: np.ndarray) -> list[bytes]:
 def inflate(blob: np.ndarray, ends: np.ndarray, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     """What `deflate` compressed, as an array of `dtype` and `shape` (ValueError when the bytes
     are not that: a damaged or crafted file)."""
-    if blob.dtype != np.uint8 or ends.ndim != 1 or len(ends) < 1 or int(ends[0]) != 0:
-        raise ValueError("the cache's compressed array does not add up")
-    if int(ends[-1]) != len(blob) or np.any(np.diff(ends) < 0) or dtype.hasobject:
+    if not _blocks_fit(blob, ends) or dtype.hasobject:
         raise ValueError("the cache's compressed array does not add up")
     out = np.empty(shape, dtype=dtype)
     flat = out.data.cast("B") if out.size else memoryview(bytearray())

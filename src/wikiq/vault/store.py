@@ -27,7 +27,15 @@ from typing import Any
 import numpy as np
 
 from wikiq.sparse import CSR, SplitCSR
-from wikiq.vault.packed import Deflated, Packed, PackedStrings, deflate, inflate, pack
+from wikiq.vault.packed import (
+    Deflated,
+    Packed,
+    PackedStrings,
+    block_ends,
+    deflate,
+    inflate,
+    pack,
+)
 from wikiq.vault.rows import Rows
 
 _MANIFEST = "manifest"
@@ -74,11 +82,9 @@ class _Encoder:
         if any(_SEP in x for x in values):
             return self.encode(values)
         per_block, blocks = pack(values, block_bytes)
-        ends = np.zeros(len(blocks) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in blocks], out=ends[1:])
         return {
             "__packed__": self.array(blocks),
-            "ends": self.array(ends),
+            "ends": self.array(block_ends(blocks)),
             "n": len(values),
             "per_block": per_block,
         }
@@ -95,11 +101,9 @@ class _Encoder:
         if isinstance(v, Deflated):
             blocks = deflate(v.array)
             release_pages(v.array)  # a first read's spilled counts, read once
-            ends = np.zeros(len(blocks) + 1, dtype=np.int64)
-            np.cumsum([len(b) for b in blocks], out=ends[1:])
             return {
                 "__deflated__": self.array(blocks),
-                "ends": self.array(ends),
+                "ends": self.array(block_ends(blocks)),
                 "dtype": v.array.dtype.str,
                 "shape": list(v.array.shape),
             }
