@@ -163,6 +163,36 @@ def test_a_named_entitys_neighbour_gets_a_place_in_the_top_five(films: Catalog) 
     assert "entities/james-cameron" not in [p.path for p in without.results[:5]]
 
 
+SHIPS = {
+    "entities/titanic-film": FILMS["entities/titanic-film"],
+    "entities/james-cameron": FILMS["entities/james-cameron"],
+    "concepts/evacuation": page("Evacuation", "Lifeboats carry passengers off a sinking liner; davits lower lifeboats."),
+    "concepts/damage": page("Damage", "An iceberg tears the hull below the waterline: a hull breach floods it."),
+    "concepts/signals": page("Signals", "Distress rockets fired at night call rescue ships to a sinking liner."),
+    "concepts/compartments": page("Compartments", "Bulkheads split the hull; a breach past four bulkheads sinks a liner."),
+    "concepts/radio-room": page("Radio room", "The wireless telegraph sent the distress call; rescue ships answered."),
+    "concepts/watch": page("Watch", "The lookout saw the iceberg too late to turn the liner."),
+    **{f"concepts/extra-{n}": page(f"Extra {n}", f"A page about weather number {n}.") for n in range(6)},
+}
+
+
+def test_a_name_mentioned_in_passing_does_not_give_its_neighbour_a_place(
+    make_catalog: CatalogFactory,
+) -> None:
+    # The film is a small part of what is asked: the fifth place stays with a page the text
+    # found, not the film's director, whom the question is not about.
+    question = (
+        "Apart from the Titanic film, how did lifeboats, icebergs, a hull breach, bulkheads, the "
+        "wireless telegraph, the lookout, distress rockets and rescue ships play out when a liner sank?"
+    )
+    ships = Retriever(make_catalog(SHIPS))
+    top = [p.path for p in ships.retrieve(question).results[:5]]
+    assert top[0] == "entities/titanic-film" and "concepts/damage" in top
+    assert "entities/james-cameron" not in top
+    slot_always = ships.with_settings(graph_slot_name_share=0.0).retrieve(question)
+    assert "entities/james-cameron" in [p.path for p in slot_always.results[:5]]
+
+
 def test_the_plain_bm25_mode_ranks_by_text_alone_and_never_abstains(films: Catalog) -> None:
     r = Retriever(films).with_settings(mode="bm25").retrieve("sourdough recipe with fog")
     assert not r.pure_llm and r.results[0].path == "entities/the-vips-film"

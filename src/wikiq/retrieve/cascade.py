@@ -37,6 +37,7 @@ from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.retrieve.ppr import Walk, monte_carlo_pagerank, pagerank_walk, personalized_pagerank
 from wikiq.retrieve.rank_fusion import (
     Channel,
+    FusedPage,
     add_channel,
     reciprocal_rank_fusion,
     reserve_slot,
@@ -402,6 +403,13 @@ class Retriever:
 
         return tuple(chinese_nouns(question, anywhere))
 
+    def _named_start(self, ev: _Evidence, starts: Sequence[FusedPage]) -> bool:
+        """Whether one of the walk's entry pages was found by a name that is a real part of
+        the question (`graph_slot_name_share` of its weight or more)."""
+        share = {m.page: m.query_coverage for m in ev.lex[: self.settings.candidates_per_signal]}
+        least = self.settings.graph_slot_name_share
+        return any("names" in f.ranks and share.get(f.page, 0.0) >= least for f in starts)
+
     def _informative_name(self, ev: _Evidence) -> float:
         """The best name match that is evidence (see `_is_informative`), else 0."""
         return next((m.score for m in ev.lex[:5] if self._is_informative(m)), 0.0)
@@ -497,7 +505,7 @@ class Retriever:
                 ppr[list(drop)] = 0.0
             near = best_reached(ppr, s.candidates_per_signal, walk.reached).tolist()
             fused = add_channel(fused, Channel("graph", near, s.rrf_graph), k=s.rrf_k)
-            named = any("names" in f.ranks for f in starts)
+            named = self._named_start(ev, starts)
             if s.graph_slot and near and (named or not s.graph_slot_named_only):
                 fused = reserve_slot(fused, near[0], s.graph_slot)
         fused = fused[:k]

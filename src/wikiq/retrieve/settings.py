@@ -162,6 +162,14 @@ class RetrieverSettings:
     # (natural 0.862): there the neighbour is rarely what was asked.
     graph_slot: int = 5
     graph_slot_named_only: bool = True
+    # ... and only when that name is a tenth of the question or more (its share of the
+    # question's weight): "the director of the Titanic film" asks about the name's neighbour,
+    # while a long question that mentions a name in passing asks about its other words, and
+    # the slot then pushes out a page the text found. Pooled recall@5 (rank only) over the
+    # dev and the four fresh natural sets, 508 questions: 455.8 -> 458.3 (dev and fresh3
+    # unchanged, fresh +0.004, fresh4 and fresh5 +0.016); 2wiki unchanged at every share up to
+    # 0.2 (0.929 / 0.826), 0.911 / 0.793 at 0.5 (docs/BENCHMARKS.md, "The graph's place").
+    graph_slot_name_share: float = 0.1
     # A question naming something no page mentions is not covered (retrieve/coverage.py).
     unknown_name_rule: bool = True
     # A one-word title or alias on more than this share of pages is a common word, not a name.
