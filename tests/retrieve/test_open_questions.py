@@ -359,6 +359,21 @@ NOTES_APP_ZH = {
 }
 
 
+# Twenty pages on the sky (~38,000 terms): enough text that a common word it never uses is
+# telling ("番茄", with ~117 in jieba's 60 million words, would be expected 0.07 times), a rare
+# one ("全价", ~33) not (0.02; coverage.NOUN_EXPECTED).
+_SKY = [
+    "行星绕着恒星运行，轨道的形状由引力决定。", "彗星靠近太阳时会拖出长长的尾巴。",
+    "月球的潮汐力让海水每天涨落两次。", "火山喷发把地下的岩浆带到地表。",
+    "板块缓慢移动，山脉在碰撞处隆起。", "星云是恒星诞生的地方，由气体和尘埃组成。",
+    "日食发生在月亮挡住太阳的时候。", "陨石坑记录了天体撞击的历史。",
+]
+NOTES_APP_ZH_AND_SKY = {
+    **NOTES_APP_ZH,
+    **{f"天文/篇{i}": page(f"篇{i}", "".join(_SKY[(i + j) % 8] for j in range(300))) for i in range(20)},
+}
+
+
 def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
     assert "番茄" in chinese_nouns("Obsidian 有没有自带番茄钟或者专注计时的功能？", lambda w: False)
     # "文件树能不能" is cut as 文件 / 树能: a noun glued to 能 is a cut across words, and
@@ -376,7 +391,7 @@ def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
 def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
     make_catalog: CatalogFactory,
 ) -> None:
-    r = Retriever(make_catalog(NOTES_APP_ZH))
+    r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
     asked = r.retrieve("有没有自带的番茄钟可以在写笔记时计时？")
     assert asked.covered == "no" and asked.pure_llm and "番茄" in asked.coverage["reason"]
     assert asked.results  # the closest pages are still listed
@@ -384,6 +399,18 @@ def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
     kept = r.retrieve("模板插件可以把预先写好的文字插入笔记吗？有什么窍门")
     assert kept.coverage["features"]["unknown_nouns"] == ["窍门"]
     assert kept.covered != "no" and kept.results[0].path == "核心插件/模板"
+
+
+def test_a_word_too_rare_for_the_vaults_size_is_no_evidence(make_catalog: CatalogFactory) -> None:
+    # A help vault of this size lacks most rare words whatever it covers: "全价" (full price)
+    # does not settle a question on the sync plan's limits.
+    r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
+    asked = r.retrieve("同步标准版是全价吗？单个文件最大多少？")
+    assert "全价" not in asked.coverage["features"]["unknown_nouns"]
+    assert asked.covered == "uncertain" and asked.results[0].path == "同步/同步计划"
+    # Three pages are too little text for even a common word's absence to say anything.
+    small = Retriever(make_catalog(NOTES_APP_ZH)).retrieve("有没有自带的番茄钟可以在写笔记时计时？")
+    assert small.coverage["features"]["unknown_nouns"] == []
 
 
 def test_an_unknown_noun_alone_does_not_outvote_clear_evidence() -> None:
@@ -404,7 +431,7 @@ def test_an_unknown_noun_in_a_partly_foreign_vault_is_no_evidence() -> None:
 
 
 def test_a_thing_the_vault_names_in_english_is_not_unknown(make_catalog: CatalogFactory) -> None:
-    pages = {**NOTES_APP_ZH, "导出/图片": page("导出图片", "可以把笔记导出为 poster 图片，分享给别人。")}
+    pages = {**NOTES_APP_ZH_AND_SKY, "导出/图片": page("导出图片", "可以把笔记导出为 poster 图片，分享给别人。")}
     r = Retriever(make_catalog(pages))
     asked = r.retrieve("能不能把笔记一键生成分享用的海报？")
     assert "海报" not in asked.coverage["features"]["unknown_nouns"]  # 海报: poster

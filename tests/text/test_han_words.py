@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DEMO_VAULT
-from wikiq.text.han_words import build_han_words, open_han_words
+from wikiq.text.han_words import build_han_words, open_han_words, word_share
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 
 rjieba = pytest.importorskip("rjieba")
@@ -48,6 +48,15 @@ def test_the_table_cuts_as_rjieba_does(table: Path) -> None:
     mixed = "Obsidian 能不能 OCR？李世民在长安的玄武门，GPT-4.5 呢, the total 总数"
     assert words.tag(mixed) == rjieba.tag(mixed) and words.cut(mixed) == rjieba.cut(mixed)
     assert not words.handles("a\ue000b")  # private use: left to rjieba
+
+
+def test_how_common_a_word_is_comes_from_the_table_or_the_dictionary_alike(table: Path) -> None:
+    words = open_han_words(table, TOKENIZER_FINGERPRINT)
+    for word in ("老板", "番茄", "全价", "量子纠缠态", "的"):
+        assert word_share(word, words) == word_share(word, None)
+    # An everyday word is far more common than a rare one; a word jieba does not list is 0.
+    assert word_share("老板", None) > 10 * word_share("全价", None) > 0  # type: ignore[operator]
+    assert word_share("量子纠缠态", None) == 0.0
 
 
 def test_no_table_is_opened_for_another_tokenizer(table: Path) -> None:

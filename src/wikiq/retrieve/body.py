@@ -142,7 +142,9 @@ class BodyIndex:
         self.term_ids = terms.term_ids
         df = np.diff(by_term.indptr).astype(np.float32)
         # The lengths are kept with the source notes' index (vault/terms.py).
-        self.idf, norm = bm25_parameters(df, terms.lengths(), k1, b)
+        lengths = terms.lengths()
+        self.idf, norm = bm25_parameters(df, lengths, k1, b)
+        self.total_terms = float(lengths.sum())  # how much text: what a vault may be expected to hold
         self.doc_share = df / max(n_docs, 1)  # share of pages containing each term
         self.unseen_idf = float(math.log(1.0 + (n_docs + 0.5) / 0.5))
         self.k1 = k1

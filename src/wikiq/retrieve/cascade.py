@@ -23,6 +23,7 @@ import numpy as np
 from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import (
     NOT_COVERED,
+    NOUN_EXPECTED,
     PART_MIN_TERMS,
     Coverage,
     CoverageFeatures,
@@ -61,7 +62,7 @@ from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
 from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
-from wikiq.text.tokenize import strip_fillers
+from wikiq.text.tokenize import strip_fillers, word_share
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
 from wikiq.vault.rows import page_value
@@ -381,7 +382,8 @@ class Retriever:
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The Chinese common nouns of the question that no page, and no source note, holds
-        (a thing a note mentions may be what the question asks the note about)."""
+        (a thing a note mentions may be what the question asks the note about), of those a
+        vault this size would be expected to use (coverage.NOUN_EXPECTED)."""
         if not self.settings.unknown_name_rule:
             return ()
         notes = self.notes
@@ -401,7 +403,14 @@ class Retriever:
                 held(sense) for sense in glossary.senses(word)[:3]
             )
 
-        return tuple(chinese_nouns(question, anywhere))
+        return tuple(w for w in chinese_nouns(question, anywhere) if self._expected(w))
+
+    def _expected(self, word: str) -> bool:
+        """Whether the vault's text is long enough that it would use `word` if it covered
+        what the word names: how common the word is in general Chinese times the vault's terms
+        (without jieba's dictionary, every word is)."""
+        share = word_share(word)
+        return share is None or share * self.indexes.text.total_terms >= NOUN_EXPECTED
 
     def _named_start(self, ev: _Evidence, starts: Sequence[FusedPage]) -> bool:
         """Whether one of the walk's entry pages was found by a name that is a real part of

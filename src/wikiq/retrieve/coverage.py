@@ -73,6 +73,16 @@ FOREIGN = 0.9
 # more often than a name is, so in a vault that is partly in another language the page may
 # call it by its other name (all dev vaults where the rule fires are at 0.2 or below).
 NATIVE = 0.5
+# A noun no page mentions is evidence only where a vault of this size would be expected to
+# use it: its share of general Chinese (jieba's dictionary counts) times the vault's terms must
+# reach this. A small vault lacks most rare words whatever it covers ("全价", "分词", "双链" in a
+# 74,000-term help vault: 0.02-0.04), while a common word it never uses is telling ("番茄" 0.14,
+# "老板" 4.6; in a 2.9-million-term vault nearly every dictionary word reaches it). Over the
+# dev, fresh and abstention sets: 0.02 / 0.03 / 0.05 / 0.1 / 0.2 / no rule: false "not covered"
+# on the four fresh sets (329 answerable) 15 / 14 / 12 / 12 / 11 / 9 (18 with every noun), their
+# absent questions abstained 37 / 37 / 37 / 37 / 35 / 29 of 71 (37), the dev sets' 17 / 17 / 17
+# / 16 / 15 / 14 of 31 (18) (docs/BENCHMARKS.md, "How common a missing word is").
+NOUN_EXPECTED = 0.05
 # A name no page mentions decides "not covered" only below this probability: above it the
 # question's words are clearly answered and the name is often a side detail ("…my notes are
 # mostly in Mandarin"); the answer is then "uncertain", saying which name no page mentions.

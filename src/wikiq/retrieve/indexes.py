@@ -194,8 +194,8 @@ RETRIEVAL_FILE = "retrieval.npz"  # beside the catalog's cache file
 # 19: the text index keeps its weights again (BodyIndex.weighed); 20: the lead index too;
 # 21: no undirected graph (graph_signals.either_way); 22: float32 ones not kept (store.ones),
 # the name index's names and features compressed (NameIndex.packed), the transposed graph
-# read from the walk (ppr.InLinks).
-INDEX_FORMAT = 22
+# read from the walk (ppr.InLinks); 23: the text index's total of terms (BodyIndex.total_terms).
+INDEX_FORMAT = 23
 
 # What `graph` is saved as: the catalog's own graph, read from its cache, goes in on load.
 _CATALOG_GRAPH = CSR(np.zeros(1, np.int32), np.empty(0, np.int32), np.empty(0, np.float32), (0, 0))

@@ -47,6 +47,7 @@ __all__ = [
     "stem",
     "strip_fillers",
     "tokenize",
+    "word_share",
 ]
 
 _WORD = re.compile(r"[^\W_]+")
@@ -103,6 +104,15 @@ def _han_words(folder: Path) -> HanWords | None:
     from wikiq.text.han_words import open_han_words
 
     return open_han_words(folder, TOKENIZER_FINGERPRINT)
+
+
+def word_share(word: str) -> float | None:
+    """`word`'s share of jieba's dictionary counts (text/han_words.py: how common it is in
+    general Chinese), from the word table when it has been written; None without jieba."""
+    from wikiq.text.han_words import word_share as share
+
+    folder = _WordTable.folder
+    return share(word, _han_words(folder) if folder is not None else None)
 
 
 def _table(text: str) -> HanWords | None:
