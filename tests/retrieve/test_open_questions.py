@@ -290,6 +290,10 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("面具要是戴久了会怎样", lambda w: False) == []
     assert chinese_names("伍子胥逃往吴国时过昭关", lambda w: False)[-1] == "昭关"
     assert "上建" not in chinese_names("在十亿级数据上建索引", lambda w: False)  # 上 / 建
+    # The dictionary lists a few such phrases as rare names ("越往后", 3 in 60 million words:
+    # 越 / 往后); rare names that start with a word stay names (青苗法: 青苗 / 法).
+    assert "越往后" not in chinese_names("越往后学越崩溃", lambda w: False)
+    assert chinese_names("王安石变法里的青苗法是怎么运作的", lambda w: False)[-1] == "青苗法"
 
 
 def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DEMO_VAULT
-from wikiq.text.han_words import build_han_words, open_han_words, word_share
+from wikiq.text.han_words import build_han_words, open_han_words, tag_apart, word_share
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
 
 rjieba = pytest.importorskip("rjieba")
@@ -57,6 +57,14 @@ def test_how_common_a_word_is_comes_from_the_table_or_the_dictionary_alike(table
     # An everyday word is far more common than a rare one; a word jieba does not list is 0.
     assert word_share("老板", None) > 10 * word_share("全价", None) > 0  # type: ignore[operator]
     assert word_share("量子纠缠态", None) == 0.0
+
+
+def test_a_word_comes_apart_as_if_the_dictionary_did_not_list_it(table: Path) -> None:
+    words = open_han_words(table, TOKENIZER_FINGERPRINT)
+    assert rjieba.tag("越往后", False) == [("越往后", "nr")]  # a rare entry tagged a name
+    for source in (words, None):
+        assert [w for w, _ in tag_apart("越往后", source)] == ["越", "往后"]
+        assert [w for w, _ in tag_apart("青苗法", source)] == ["青苗", "法"]
 
 
 def test_no_table_is_opened_for_another_tokenizer(table: Path) -> None:

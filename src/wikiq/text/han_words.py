@@ -107,15 +107,7 @@ class HanWords:
 
     def _jieba_for(self, text: str) -> Any:
         """An rjieba holding the words of `text` and a filler up to the dictionary's total."""
-        found = self.words_in(text)
-        rest = self.total - sum(freq for freq, _ in found.values())
-        if rest < 1:
-            raise ValueError("the word table's total is below its words")
-        jieba = self._jieba.empty()
-        for word, (freq, tag) in found.items():
-            jieba.add_word(word, freq, tag)
-        jieba.add_word(_FILLER, rest, None)
-        return jieba
+        return _jieba_of(self._jieba, self.words_in(text), self.total)
 
     def cut(self, text: str) -> list[str]:
         words: list[str] = self._jieba_for(text).cut(text)
@@ -200,6 +192,40 @@ def word_share(word: str, table: HanWords | None) -> float | None:
         return None
     words, total = read
     return words.get(word, (0, ""))[0] / total
+
+
+def tag_apart(word: str, table: HanWords | None) -> list[tuple[str, str]]:
+    """The dictionary words `word` comes apart into, tagged, as if jieba did not list `word`
+    itself: its dictionary holds rare entries that are phrases tagged as names ("越往后", 越 /
+    往后). Read from the word `table` when there is one; [] without jieba's dictionary."""
+    if table is not None:
+        found, total, jieba = table.words_in(word), table.total, table._jieba
+    else:
+        read = _dictionary()
+        if read is None:
+            return []
+        words, total = read
+        inside = (word[i:j] for i in range(len(word)) for j in range(i + 1, len(word) + 1))
+        found = {w: words[w] for w in inside if w in words}
+        import rjieba
+
+        jieba = rjieba.Jieba
+    found.pop(word, None)
+    tags: list[tuple[str, str]] = _jieba_of(jieba, found, total).tag(word, False)
+    return tags
+
+
+def _jieba_of(jieba: Any, found: dict[str, tuple[int, str]], total: int) -> Any:
+    """An rjieba holding `found` and a filler up to the dictionary's `total`: it cuts a text
+    of those words as the whole dictionary would."""
+    rest = total - sum(freq for freq, _ in found.values())
+    if rest < 1:
+        raise ValueError("the word table's total is below its words")
+    cutter = jieba.empty()
+    for word, (freq, tag) in found.items():
+        cutter.add_word(word, freq, tag)
+    cutter.add_word(_FILLER, rest, None)
+    return cutter
 
 
 def _read_dictionary(source: Path) -> tuple[dict[str, tuple[int, str]], int]:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from wikiq.text.scripts import LATIN_EXTRA, all_han, has_han
-from wikiq.text.tokenize import tag_words
+from wikiq.text.tokenize import tag_apart, tag_words, word_share
 
 _WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
 # A capital after these (or at the very start) may only begin a sentence.
@@ -87,11 +87,22 @@ _NOT_A_NAME_START = frozenset({"p", "d", "v", "c", "u", "f"})
 
 
 def _joined_across_words(word: str) -> bool:
-    """Whether jieba's HMM made this "name" by joining dictionary words across a boundary:
-    its dictionary has no such word, and the first of the words it comes apart into is
-    grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a name)."""
+    """Whether this "name" joins words across a boundary: jieba's HMM made it (its dictionary
+    has no such word) or its dictionary lists it as a rare name, and the first of the words it
+    comes apart into is grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a
+    name; "越往后", listed 3 times in 60 million words, is 越 / 往后)."""
     pieces = tag_words(word, hmm=False)
+    if len(pieces) == 1:
+        share = word_share(word)
+        if share is None or share > RARE_ENTRY:
+            return False
+        pieces = tag_apart(word)
     return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
+
+
+# A dictionary entry this rare (about six in jieba's 60 million words) may be a phrase its
+# makers tagged as a name; "青苗法" (3) and "津巴" (2) are names and stay so: they start with one.
+RARE_ENTRY = 1e-7
 
 
 # A common noun that ends or starts with one of these is jieba cutting across a word boundary

@@ -46,6 +46,7 @@ __all__ = [
     "TOKENIZER_FINGERPRINT",
     "stem",
     "strip_fillers",
+    "tag_apart",
     "tokenize",
     "word_share",
 ]
@@ -113,6 +114,15 @@ def word_share(word: str) -> float | None:
 
     folder = _WordTable.folder
     return share(word, _han_words(folder) if folder is not None else None)
+
+
+def tag_apart(word: str) -> list[tuple[str, str]]:
+    """The dictionary words of `word`, tagged, as if jieba did not list `word` itself
+    (text/han_words.py), from the word table when it has been written."""
+    from wikiq.text.han_words import tag_apart as apart
+
+    folder = _WordTable.folder
+    return apart(word, _han_words(folder) if folder is not None else None)
 
 
 def _table(text: str) -> HanWords | None:
