@@ -24,7 +24,7 @@ from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
 from wikiq.text.han_singles import evidence_terms
-from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
+from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
 from wikiq.text.stopwords import content_terms, question_parts
 from wikiq.vault.catalog import Catalog
 
@@ -292,8 +292,8 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert "上建" not in chinese_names("在十亿级数据上建索引", lambda w: False)  # 上 / 建
     # The dictionary lists a few such phrases as rare names ("越往后", 3 in 60 million words:
     # 越 / 往后); rare names that start with a word stay names (青苗法: 青苗 / 法).
-    assert "越往后" not in chinese_names("越往后学越崩溃", lambda w: False)
-    assert chinese_names("王安石变法里的青苗法是怎么运作的", lambda w: False)[-1] == "青苗法"
+    assert phrase_listed_as_name("越往后")
+    assert not phrase_listed_as_name("青苗法") and not phrase_listed_as_name("李世民")
 
 
 def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(

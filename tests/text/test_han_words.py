@@ -59,6 +59,24 @@ def test_how_common_a_word_is_comes_from_the_table_or_the_dictionary_alike(table
     assert word_share("量子纠缠态", None) == 0.0
 
 
+def test_the_counts_are_kept_in_the_cache_folder_for_the_next_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikiq.text import han_words
+
+    expected = word_share("老板", None)
+    assert word_share("老板", None, tmp_path) == expected
+    assert list(tmp_path.glob("jieba-counts-*.tsv"))
+    han_words._counts.cache_clear()  # a new process: the dictionary is not read again
+
+    def unread(source: Path) -> None:
+        raise AssertionError("the dictionary was read again")
+
+    monkeypatch.setattr(han_words, "_read_dictionary", unread)
+    assert word_share("老板", None, tmp_path) == expected
+    assert word_share("量子纠缠态", None, tmp_path) == 0.0
+
+
 def test_a_word_comes_apart_as_if_the_dictionary_did_not_list_it(table: Path) -> None:
     words = open_han_words(table, TOKENIZER_FINGERPRINT)
     assert rjieba.tag("越往后", False) == [("越往后", "nr")]  # a rare entry tagged a name

@@ -59,7 +59,7 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.name_words import chinese_names, chinese_nouns, name_words
+from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
 from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
 from wikiq.text.tokenize import strip_fillers, word_share
@@ -357,6 +357,7 @@ class Retriever:
             if not self._on_a_page(word)
             and not self._abbreviates(word)
             and not self._common_word(word)
+            and not (has_han(word) and phrase_listed_as_name(word))
         )
 
     def _common_word(self, word: str) -> bool:

@@ -18,11 +18,13 @@ written, and without one the whole dictionary is loaded as before.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.machinery
 import importlib.util
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,6 +37,7 @@ _PRIVATE = "\ue000"
 _FILLER = _PRIVATE + "\ue001"
 _TOTAL = _PRIVATE + "total"
 _TABLE_FORMAT = 3
+_COUNTS_FORMAT = 1
 _SAMPLE_EVERY = 37  # every 37th word goes into the runs the table is checked on
 
 
@@ -181,17 +184,43 @@ def _dictionary() -> tuple[dict[str, tuple[int, str]], int] | None:
     return _read_dictionary(source) if source is not None else None
 
 
-def word_share(word: str, table: HanWords | None) -> float | None:
+def word_share(word: str, table: HanWords | None, folder: Path | None = None) -> float | None:
     """How common `word` is in general Chinese: its count in jieba's dictionary (a corpus of
-    about 60 million words) over the dictionary's total, 0.0 for a word it does not list; read
-    from the word `table` when there is one. None when jieba's dictionary is not installed."""
+    about 60 million words) over the dictionary's total, 0.0 for a word it does not list. Read
+    from the word `table` when there is one, else from a table of the counts alone kept in
+    `folder` (written the first time: ~0.6 s, once a machine; the word table is written only
+    after reading a big vault). None when jieba's dictionary is not installed."""
     if table is not None:
         return table.frequency(word) / table.total
-    read = _dictionary()
-    if read is None:
+    counts = _counts(folder)
+    if counts is None:
         return None
-    words, total = read
-    return words.get(word, (0, ""))[0] / total
+    found, total = counts
+    value = found.get(word)
+    return int(value) / total if value else 0.0
+
+
+@functools.cache
+def _counts(folder: Path | None) -> tuple[Mapping[str, str], int] | None:
+    """The dictionary's counts by word and their total, from their table in `folder`."""
+    source = _jieba_dictionary()
+    if source is None:
+        return None
+    path = folder / f"jieba-counts-{source.stat().st_size}-v{_COUNTS_FORMAT}.tsv" if folder else None
+    if path is not None:
+        try:
+            table = SortedTable(path)
+            stored = table.get(_TOTAL)
+            if stored is not None and stored.isdigit():
+                return table, int(stored)
+        except (OSError, ValueError):
+            pass  # not written yet, or damaged: written anew
+    words, total = _read_dictionary(source)
+    counts = {w: str(f) for w, (f, _) in words.items()}
+    if path is not None:
+        with contextlib.suppress(OSError):  # an unwritable cache: read from memory this time
+            write_sorted_table({**counts, _TOTAL: str(total)}, path)
+    return counts, total
 
 
 def tag_apart(word: str, table: HanWords | None) -> list[tuple[str, str]]:

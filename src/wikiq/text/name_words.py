@@ -87,16 +87,22 @@ _NOT_A_NAME_START = frozenset({"p", "d", "v", "c", "u", "f"})
 
 
 def _joined_across_words(word: str) -> bool:
-    """Whether this "name" joins words across a boundary: jieba's HMM made it (its dictionary
-    has no such word) or its dictionary lists it as a rare name, and the first of the words it
-    comes apart into is grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a
-    name; "越往后", listed 3 times in 60 million words, is 越 / 往后)."""
+    """Whether jieba's HMM made this "name" by joining dictionary words across a boundary:
+    its dictionary has no such word, and the first of the words it comes apart into is
+    grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a name)."""
     pieces = tag_words(word, hmm=False)
-    if len(pieces) == 1:
-        share = word_share(word)
-        if share is None or share > RARE_ENTRY:
-            return False
-        pieces = tag_apart(word)
+    return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
+
+
+def phrase_listed_as_name(word: str) -> bool:
+    """Whether jieba's dictionary lists this "name" only rarely and it comes apart, as if the
+    dictionary did not list it, into words the first of which is grammar: a phrase its makers
+    tagged as a name ("越往后", 3 times in 60 million words: 越 / 往后). Asked only of a name no
+    page mentions (reading the counts may load the dictionary, ~0.3 s)."""
+    share = word_share(word)
+    if share is None or share == 0.0 or share > RARE_ENTRY:
+        return False
+    pieces = tag_apart(word)
     return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
 
 

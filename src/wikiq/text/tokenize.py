@@ -113,7 +113,7 @@ def word_share(word: str) -> float | None:
     from wikiq.text.han_words import word_share as share
 
     folder = _WordTable.folder
-    return share(word, _han_words(folder) if folder is not None else None)
+    return share(word, _han_words(folder) if folder is not None else None, folder)
 
 
 def tag_apart(word: str) -> list[tuple[str, str]]:
