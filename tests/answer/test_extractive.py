@@ -88,7 +88,7 @@ def test_an_uncertain_answer_says_the_vault_may_cover_it_only_in_part(
 ) -> None:
     from wikiq.retrieve import cascade
 
-    def unsure(features: CoverageFeatures) -> Coverage:
+    def unsure(features: CoverageFeatures, floor: object = None) -> Coverage:
         return Coverage("uncertain", 0.3, features, "the pages may cover it only in part")
 
     monkeypatch.setattr(cascade, "decide_coverage", unsure)

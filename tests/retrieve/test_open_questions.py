@@ -205,7 +205,7 @@ def test_model_keywords_join_the_ranking_when_the_text_found_something_but_is_un
     from wikiq.retrieve import cascade
     from wikiq.retrieve.coverage import Coverage
 
-    def unsure(features: CoverageFeatures) -> Coverage:
+    def unsure(features: CoverageFeatures, floor: object = None) -> Coverage:
         return Coverage("uncertain", (NOT_COVERED + COVERED) / 2, features, "unsure")
 
     monkeypatch.setattr(cascade, "decide_coverage", unsure)

@@ -13,6 +13,7 @@ whether the vault covers the question; when it is unsure and a model is configur
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,19 +21,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from wikiq.retrieve.background import cached_floor, size_bucket
 from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import (
+    COEFFICIENTS,
+    INTERCEPT,
     NOT_COVERED,
     NOUN_EXPECTED,
     PART_MIN_TERMS,
     Coverage,
     CoverageFeatures,
+    coverage_probability,
     decide_coverage,
     wants_parts,
 )
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
-from wikiq.retrieve.indexes import RetrievalIndexes, cached_indexes
+from wikiq.retrieve.indexes import INDEX_FORMAT, RetrievalIndexes, cached_indexes
 from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
 from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.retrieve.ppr import Walk, monte_carlo_pagerank, pagerank_walk, personalized_pagerank
@@ -62,7 +67,7 @@ from wikiq.text.language import detect_language
 from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
 from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
-from wikiq.text.tokenize import strip_fillers, word_share
+from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers, word_share
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
 from wikiq.vault.rows import page_value
@@ -117,6 +122,7 @@ class Retriever:
     # The indexes of the catalog this one replaces, for what they computed that still holds
     # (the name index, when every page kept its names: 4 of a rebuild's 6 s at 100k pages).
     replaces: RetrievalIndexes | None = field(default=None, repr=False)
+    _floors: dict[str, float] = field(default_factory=dict, repr=False)  # by question language
 
     @property
     def indexes(self) -> RetrievalIndexes:
@@ -201,14 +207,15 @@ class Retriever:
         ev = self._evidence(question, k, timings)
         if s.mode == "bm25":
             return self._plain_bm25(ev, k, exclude, timings, t0)
-        coverage = decide_coverage(self._coverage_features(ev))
+        floor = functools.partial(self._floor, question)
+        coverage = decide_coverage(self._coverage_features(ev), floor)
         if self._wants_semantic(ev, coverage):
             ev = self._with_semantic(ev, question, k, timings)
-            coverage = decide_coverage(self._coverage_features(ev))
+            coverage = decide_coverage(self._coverage_features(ev), floor)
         if wants_parts(coverage):  # searched only for a question the cut alone refuses
             t = time.perf_counter()
             best_part = self._best_part(question)
-            coverage = decide_coverage(replace(coverage.features, best_part=best_part))
+            coverage = decide_coverage(replace(coverage.features, best_part=best_part), floor)
             timings["parts"] = _ms(t)
         lex_strong = self._lex_strong(ev)
         named = self._named(ev)
@@ -328,6 +335,45 @@ class Retriever:
             unknown_names=self._unknown_names(ev.question),
             unknown_nouns=self._unknown_nouns(ev.question),
         )
+
+    def _floor(self, question: str) -> float:
+        """This vault's floor for "covered" for a question in this one's language: what
+        everyday questions it cannot answer score here (retrieve/background.py), measured
+        once and kept in the cache folder."""
+        language = detect_language(question)
+        if language not in self._floors:
+            cache = self.catalog.cache_file
+            key = [
+                INDEX_FORMAT,
+                TOKENIZER_FINGERPRINT,
+                INTERCEPT,
+                COEFFICIENTS,
+                size_bucket(len(self.catalog.pages)),
+                repr(self.settings),
+            ]
+            self._floors[language] = cached_floor(
+                language,
+                self._model_probability,
+                NOT_COVERED,
+                cache.parent if cache is not None else None,
+                key,
+            )
+        return self._floors[language]
+
+    def _model_probability(self, question: str) -> float:
+        """The coverage model's probability for `question`, rules aside (the background's
+        everyday questions are scored with it)."""
+        ev = self._evidence(question, 5, {})
+        features = CoverageFeatures(
+            text_coverage=ev.text.best_coverage(),
+            text_best3=ev.text.best_coverage(3),
+            known=self.indexes.text.known_share(evidence_terms(ev.text_terms)),
+            text_gap=ev.text.standout(),
+            name=self._informative_name(ev),
+            sem_standout=0.0,
+            foreign=0.0,
+        )
+        return coverage_probability(features)
 
     def _best_part(self, question: str) -> float:
         """The best share of one clause's distinctive words on the page its own search puts
@@ -672,7 +718,6 @@ class Retriever:
         """English → Chinese, from its table in the cache folder when the catalog is cached."""
         from wikiq.retrieve.translation import sense_terms
         from wikiq.text.glossary import english_chinese
-        from wikiq.text.tokenize import TOKENIZER_FINGERPRINT
         from wikiq.vault.cache import shared_cache_dir
 
         cache = self.catalog.cache_file

@@ -12,8 +12,11 @@ caveat, and the model is told they may not fully cover the question.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
+
+from wikiq.retrieve.background import FLOOR_MAX
 
 Covered = Literal["yes", "uncertain", "no"]
 
@@ -130,12 +133,14 @@ class Coverage:
     probability: float
     features: CoverageFeatures
     reason: str
+    # Not covered below this: NOT_COVERED, or this vault's background (retrieve/background.py)
+    floor: float = NOT_COVERED
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "covered": self.covered,
             "probability": round(self.probability, 4),
-            "thresholds": {"not_covered": NOT_COVERED, "covered": COVERED},
+            "thresholds": {"not_covered": round(self.floor, 4), "covered": max(COVERED, self.floor)},
             "features": self.features.to_dict(),
             "reason": self.reason,
         }
@@ -147,8 +152,12 @@ def coverage_probability(features: CoverageFeatures) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
-def decide_coverage(features: CoverageFeatures) -> Coverage:
-    """Covered / uncertain / not covered, with the sentence `--explain` and answers show."""
+def decide_coverage(
+    features: CoverageFeatures, floor: Callable[[], float] | float = NOT_COVERED
+) -> Coverage:
+    """Covered / uncertain / not covered, with the sentence `--explain` and answers show.
+    `floor`: not covered below it (NOT_COVERED, or this vault's background, read only for a
+    probability that it could change: from NOT_COVERED up to background.FLOOR_MAX)."""
     p = coverage_probability(features)
     ruled = not_covered_by_rule(features, p)
     if ruled is not None:
@@ -156,19 +165,29 @@ def decide_coverage(features: CoverageFeatures) -> Coverage:
     if p >= NAME_RULE_BELOW and features.unknown_names and features.foreign < FOREIGN:
         # The words are answered, a name is not: the pages may cover all but that detail.
         return Coverage("uncertain", p, features, _side_name_reason(features.unknown_names))
-    if p >= COVERED:
+    rescued = (
+        features.sem_standout >= SEM_STANDOUT
+        or features.foreign >= FOREIGN
+        or features.best_part >= PART_COVERED
+    )
+    cut = NOT_COVERED
+    if NOT_COVERED <= p < FLOOR_MAX and not rescued:
+        cut = floor() if callable(floor) else floor
+    if p >= max(COVERED, cut):
         label: Covered = "yes"
-    elif p >= NOT_COVERED:
+    elif p >= cut:
         label = "uncertain"
     elif features.sem_standout >= SEM_STANDOUT:
-        return Coverage("uncertain", p, features, _SEM_REASON)
+        return Coverage("uncertain", p, features, _SEM_REASON, cut)
     elif features.foreign >= FOREIGN:
-        return Coverage("uncertain", p, features, _FOREIGN_REASON)
+        return Coverage("uncertain", p, features, _FOREIGN_REASON, cut)
     elif features.best_part >= PART_COVERED:
-        return Coverage("uncertain", p, features, _part_reason(features))
+        return Coverage("uncertain", p, features, _part_reason(features), cut)
+    elif p >= NOT_COVERED:  # above the model's cut, below what everyday questions reach here
+        return Coverage("no", p, features, _background_reason(features), cut)
     else:
         label = "no"
-    return Coverage(label, p, features, _reason(label, features))
+    return Coverage(label, p, features, _reason(label, features), cut)
 
 
 def wants_parts(coverage: Coverage) -> bool:
@@ -210,6 +229,13 @@ _FOREIGN_REASON = (
     "the question is in a language most pages are not written in, so their words cannot "
     "show whether the vault covers it"
 )
+
+
+def _background_reason(f: CoverageFeatures) -> str:
+    return (
+        f"the best page holds {f.text_coverage:.0%} of the question's distinctive words, no more "
+        "than everyday questions this vault does not cover find in it"
+    )
 
 
 def _part_reason(f: CoverageFeatures) -> str:

@@ -14,7 +14,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from wikiq.retrieve.body import BodyHits, BodyIndex
-from wikiq.retrieve.coverage import CoverageFeatures, coverage_probability
+from wikiq.retrieve.coverage import (
+    COVERED,
+    NOT_COVERED,
+    CoverageFeatures,
+    coverage_probability,
+    not_covered_by_rule,
+)
 from wikiq.retrieve.result import ARM_NOTES, Retrieval, SourceExcerpt
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.stopwords import content_terms
@@ -204,6 +210,18 @@ def with_sources(
     coverage = dict(retrieval.coverage)
     coverage["notes"] = evidence.to_dict()
     retrieval.coverage = coverage
+    if sources and retrieval.covered == "no" and _only_background(retrieval, evidence):
+        # The pages rate it as everyday questions rate here; a note rates it better than that.
+        reason = f"the pages may not cover it; a source note may: {sources[0].path}"
+        coverage.update(covered="uncertain", reason=reason)
+        return replace(
+            retrieval,
+            arm=ARM_NOTES,
+            pure_llm=False,
+            covered="uncertain",
+            reason=reason,
+            coverage=coverage,
+        )
     if not sources or retrieval.covered != "no" or not _notes_cover(retrieval, notes, evidence):
         return retrieval
     reason = f"a source note answers it: {sources[0].path}"
@@ -216,6 +234,19 @@ def with_sources(
         reason=reason,
         coverage=coverage,
     )
+
+
+def _only_background(retrieval: Retrieval, evidence: NoteEvidence) -> bool:
+    """The pages refused the question only for scoring below this vault's background
+    (retrieve/background.py: above the model's own cut, no rule), and the notes, read on their
+    chunks, lean towards covering it."""
+    c = retrieval.coverage
+    p = float(c.get("probability", 0.0))
+    floor = float(c.get("thresholds", {}).get("not_covered", NOT_COVERED))
+    if not NOT_COVERED <= p < floor or evidence.probability < COVERED:
+        return False
+    features = CoverageFeatures.from_dict(c.get("features", {}))
+    return not_covered_by_rule(features, p) is None
 
 
 def _notes_cover(retrieval: Retrieval, notes: NoteSearch, evidence: NoteEvidence) -> bool:
