@@ -27,7 +27,6 @@ from wikiq.retrieve.coverage import (
     COEFFICIENTS,
     INTERCEPT,
     NOT_COVERED,
-    NOUN_EXPECTED,
     PART_MIN_TERMS,
     Coverage,
     CoverageFeatures,
@@ -38,6 +37,7 @@ from wikiq.retrieve.coverage import (
 from wikiq.retrieve.fusion import FusionInput, fuse
 from wikiq.retrieve.graph_signals import adamic_adar, shared_sources, type_affinity
 from wikiq.retrieve.indexes import INDEX_FORMAT, RetrievalIndexes, cached_indexes
+from wikiq.retrieve.missing_words import MissingWords
 from wikiq.retrieve.names import NameMatch, name_features, without_disambiguator
 from wikiq.retrieve.passage_bm25 import PassageIndex
 from wikiq.retrieve.ppr import Walk, monte_carlo_pagerank, pagerank_walk, personalized_pagerank
@@ -64,17 +64,14 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
-from wikiq.text.scripts import has_han
 from wikiq.text.stopwords import content_terms, question_clauses, question_parts
-from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers, word_share
+from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
 from wikiq.vault.rows import page_value
 from wikiq.vault.terms import match_terms
 
 if TYPE_CHECKING:  # loaded where used: abbreviations and the glossary serve few questions
-    from wikiq.retrieve.abbreviations import Abbreviations
     from wikiq.text.glossary import EnglishChinese, Glossary
 
 __all__ = ["MODES", "KeywordSource", "Mode", "Retriever", "RetrieverSettings", "SemanticSource"]
@@ -117,7 +114,7 @@ class Retriever:
     semantic: SemanticSource | None = None
     _indexes: RetrievalIndexes | None = None
     notes: NoteSearch | None = None  # source notes outside the wiki folder (retrieve/sources.py)
-    _abbreviations: Abbreviations | None = field(default=None, repr=False)
+    _missing: MissingWords | None = field(default=None, repr=False)  # shares its work
     _passages: PassageIndex | None = field(default=None, repr=False)
     # The indexes of the catalog this one replaces, for what they computed that still holds
     # (the name index, when every page kept its names: 4 of a rebuild's 6 s at 100k pages).
@@ -167,7 +164,7 @@ class Retriever:
             semantic or self.semantic,
             self._indexes,
             self.notes,
-            self._abbreviations,
+            self._missing,
         )
 
     def with_settings(self, **changes: object) -> Retriever:
@@ -180,7 +177,7 @@ class Retriever:
         ):
             ix = ix.with_walk(self.catalog, new.direction, new.in_weight)
         return Retriever(
-            self.catalog, new, self.keywords, self.semantic, ix, self.notes, self._abbreviations
+            self.catalog, new, self.keywords, self.semantic, ix, self.notes, self._missing
         )
 
     def with_notes(self, notes: NoteSearch | None) -> Retriever:
@@ -393,71 +390,19 @@ class Retriever:
 
     def _unknown_names(self, question: str) -> tuple[str, ...]:
         """The words the question writes as names of which some part is on no page."""
-        if not self.settings.unknown_name_rule:
-            return ()
-        chinese = chinese_names(question, self._on_a_page)
-        return tuple(
-            word
-            for word in [*name_words(question), *chinese]
-            # In this order: the glossary opens only for a Chinese name no page mentions.
-            if not self._on_a_page(word)
-            and not self._abbreviates(word)
-            and not self._common_word(word)
-            and not (has_han(word) and phrase_listed_as_name(word))
-        )
-
-    def _common_word(self, word: str) -> bool:
-        """A Chinese word jieba tags as a name that the dictionary knows as an everyday word
-        ("卡住", "to jam", in "…把请求卡住"): no name."""
-        if not has_han(word):
-            return False
-        glossary = self._glossary()
-        return glossary is not None and glossary.common_word(word)
-
-    def _on_a_page(self, text: str) -> bool:
-        """Every term of `text` is in some page's text (title and aliases included)."""
-        known = self.indexes.text.term_ids
-        return all(t in known for t in match_terms(text))
-
-    def _abbreviates(self, word: str) -> bool:
-        """A Chinese word the vault writes in full ("抗战": 抗日战争; abbreviations.py)."""
-        if self._abbreviations is None:
-            from wikiq.retrieve.abbreviations import Abbreviations
-
-            self._abbreviations = Abbreviations(self.indexes.text.term_ids)
-        return bool(self._abbreviations.expansions(word))
+        return self._missing_words().names(question) if self.settings.unknown_name_rule else ()
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
-        """The Chinese common nouns of the question that no page, and no source note, holds
-        (a thing a note mentions may be what the question asks the note about), of those a
-        vault this size would be expected to use (coverage.NOUN_EXPECTED)."""
+        """The Chinese common nouns of the question no page or source note holds (of those a
+        vault this size would use)."""
         if not self.settings.unknown_name_rule:
             return ()
-        notes = self.notes
+        return self._missing_words().nouns(question, self.notes)
 
-        def held(word: str) -> bool:
-            return self._on_a_page(word) or (notes is not None and notes.knows(word))
-
-        def anywhere(word: str) -> bool:
-            # Held as written, or in English by one of its first three senses ("签证": visa).
-            if held(word) or self._abbreviates(word):
-                return True
-            glossary = self._glossary()  # opened only for a noun the vault lacks as written
-            if glossary is None:
-                return False
-            # A verb and its object tagged as a noun ("建图") is not a thing to look for.
-            return glossary.verb_phrase(word) or any(
-                held(sense) for sense in glossary.senses(word)[:3]
-            )
-
-        return tuple(w for w in chinese_nouns(question, anywhere) if self._expected(w))
-
-    def _expected(self, word: str) -> bool:
-        """Whether the vault's text is long enough that it would use `word` if it covered
-        what the word names: how common the word is in general Chinese times the vault's terms
-        (without jieba's dictionary, every word is)."""
-        share = word_share(word)
-        return share is None or share * self.indexes.text.total_terms >= NOUN_EXPECTED
+    def _missing_words(self) -> MissingWords:
+        if self._missing is None:
+            self._missing = MissingWords(self.indexes.text, self._glossary)
+        return self._missing
 
     def _named_start(self, ev: _Evidence, starts: Sequence[FusedPage]) -> bool:
         """Whether one of the walk's entry pages was found by a name that is a real part of

@@ -1,0 +1,100 @@
+"""What a question asks about that the vault never mentions: the names and the Chinese common
+nouns the coverage rules read (coverage.py: a question about something no page mentions is
+not covered, or only uncertain when its other words are clearly answered).
+
+A word counts as mentioned when every one of its terms is in some page's text (titles and
+aliases included), when the vault writes it in full ("抗战": 抗日战争, abbreviations.py), or,
+for a noun, when a source note holds it or the vault holds one of its first English senses
+("签证": visa). What is left out as no evidence: a Chinese "name" the dictionary knows as an
+everyday word ("卡住") or lists as a rare phrase ("越往后"), and a noun too rare for a vault of
+this size to be expected to use (coverage.NOUN_EXPECTED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from wikiq.retrieve.coverage import NOUN_EXPECTED
+from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
+from wikiq.text.scripts import has_han
+from wikiq.text.tokenize import word_share
+from wikiq.vault.terms import match_terms
+
+if TYPE_CHECKING:
+    from wikiq.retrieve.abbreviations import Abbreviations
+    from wikiq.retrieve.body import BodyIndex
+    from wikiq.retrieve.sources import NoteSearch
+    from wikiq.text.glossary import Glossary
+
+
+class MissingWords:
+    """The words of a question no page of one vault mentions."""
+
+    def __init__(self, text: BodyIndex, glossary: Callable[[], Glossary | None]) -> None:
+        self._text = text  # the text index: every page's terms, titles and aliases included
+        self._glossary = glossary  # opened only for a word the vault lacks as written
+        self._abbreviations: Abbreviations | None = None
+
+    def names(self, question: str) -> tuple[str, ...]:
+        """The words the question writes as names of which some part is on no page."""
+        chinese = chinese_names(question, self.on_a_page)
+        return tuple(
+            word
+            for word in [*name_words(question), *chinese]
+            # In this order: the glossary opens only for a Chinese name no page mentions.
+            if not self.on_a_page(word)
+            and not self._abbreviates(word)
+            and not self._common_word(word)
+            and not (has_han(word) and phrase_listed_as_name(word))
+        )
+
+    def nouns(self, question: str, notes: NoteSearch | None) -> tuple[str, ...]:
+        """The Chinese common nouns of the question that no page, and no source note, holds
+        (a thing a note mentions may be what the question asks the note about), of those a
+        vault this size would be expected to use."""
+
+        def held(word: str) -> bool:
+            return self.on_a_page(word) or (notes is not None and notes.knows(word))
+
+        def anywhere(word: str) -> bool:
+            # Held as written, or in English by one of its first three senses ("签证": visa).
+            if held(word) or self._abbreviates(word):
+                return True
+            glossary = self._glossary()
+            if glossary is None:
+                return False
+            # A verb and its object tagged as a noun ("建图") is not a thing to look for.
+            return glossary.verb_phrase(word) or any(
+                held(sense) for sense in glossary.senses(word)[:3]
+            )
+
+        return tuple(w for w in chinese_nouns(question, anywhere) if self._expected(w))
+
+    def on_a_page(self, text: str) -> bool:
+        """Every term of `text` is in some page's text (title and aliases included)."""
+        known = self._text.term_ids
+        return all(t in known for t in match_terms(text))
+
+    def _common_word(self, word: str) -> bool:
+        """A Chinese word jieba tags as a name that the dictionary knows as an everyday word
+        ("卡住", "to jam", in "…把请求卡住"): no name."""
+        if not has_han(word):
+            return False
+        glossary = self._glossary()
+        return glossary is not None and glossary.common_word(word)
+
+    def _abbreviates(self, word: str) -> bool:
+        """A Chinese word the vault writes in full ("抗战": 抗日战争; abbreviations.py)."""
+        if self._abbreviations is None:
+            from wikiq.retrieve.abbreviations import Abbreviations
+
+            self._abbreviations = Abbreviations(self._text.term_ids)
+        return bool(self._abbreviations.expansions(word))
+
+    def _expected(self, word: str) -> bool:
+        """Whether the vault's text is long enough that it would use `word` if it covered
+        what the word names: how common the word is in general Chinese times the vault's terms
+        (without jieba's dictionary, every word is)."""
+        share = word_share(word)
+        return share is None or share * self._text.total_terms >= NOUN_EXPECTED
