@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from wikiq.retrieve.coverage import (
     COVERED,
     NOT_COVERED,
     CoverageFeatures,
+    Covered,
     coverage_probability,
     not_covered_by_rule,
 )
@@ -210,29 +212,24 @@ def with_sources(
     coverage = dict(retrieval.coverage)
     coverage["notes"] = evidence.to_dict()
     retrieval.coverage = coverage
-    if sources and retrieval.covered == "no" and _only_background(retrieval, evidence):
+    if not sources or retrieval.covered != "no":
+        return retrieval
+    if _only_background(retrieval, evidence):
         # The pages rate it as everyday questions rate here; a note rates it better than that.
         reason = f"the pages may not cover it; a source note may: {sources[0].path}"
-        coverage.update(covered="uncertain", reason=reason)
-        return replace(
-            retrieval,
-            arm=ARM_NOTES,
-            pure_llm=False,
-            covered="uncertain",
-            reason=reason,
-            coverage=coverage,
-        )
-    if not sources or retrieval.covered != "no" or not _notes_cover(retrieval, notes, evidence):
-        return retrieval
-    reason = f"a source note answers it: {sources[0].path}"
-    coverage.update(covered="yes", reason=reason)
+        return _kept_open(retrieval, coverage, "uncertain", reason)
+    if _notes_cover(retrieval, notes, evidence):
+        return _kept_open(retrieval, coverage, "yes", f"a source note answers it: {sources[0].path}")
+    return retrieval
+
+
+def _kept_open(
+    retrieval: Retrieval, coverage: dict[str, Any], covered: Covered, reason: str
+) -> Retrieval:
+    """`retrieval`, which the pages left uncovered, answered from the notes' arm."""
+    coverage.update(covered=covered, reason=reason)
     return replace(
-        retrieval,
-        arm=ARM_NOTES,
-        pure_llm=False,
-        covered="yes",
-        reason=reason,
-        coverage=coverage,
+        retrieval, arm=ARM_NOTES, pure_llm=False, covered=covered, reason=reason, coverage=coverage
     )
 
 
