@@ -51,6 +51,20 @@ def test_without_the_bonus_the_same_lists_would_bury_it() -> None:
     assert plain[0].page == 9
 
 
+def test_the_best_page_of_one_part_of_a_question_keeps_its_place() -> None:
+    # Page 4 is first for the question's first part and fourth in the text; page 6, fifth in
+    # the text and first of the leads, would pass it. With the part's bonus it stays ahead.
+    channels = [
+        Channel("text", [1, 5, 7, 4, 6], 2.0),
+        Channel("lead", [6], 1.0),
+        Channel("part0", [4], 0.5),
+        Channel("part1", [1], 0.5),
+    ]
+    plain = [f.page for f in reciprocal_rank_fusion(channels)]
+    kept = [f.page for f in reciprocal_rank_fusion(channels, first_of={"part0": 0.01, "part1": 0.01})]
+    assert plain == [1, 5, 7, 6, 4] and kept == [1, 5, 7, 4, 6]
+
+
 def test_fusion_is_deterministic_and_a_page_counts_once_per_channel() -> None:
     channels = [Channel("text", [3, 3, 4], 2.0), Channel("lead", [4, 3], 0.5)]
     a, b = reciprocal_rank_fusion(channels), reciprocal_rank_fusion(channels)

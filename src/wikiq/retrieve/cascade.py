@@ -490,6 +490,7 @@ class Retriever:
             bonus_channels=(backbone,),
             first_bonus=s.rrf_first_bonus,
             near_bonus=s.rrf_near_bonus,
+            first_of={p.name: s.rrf_part_bonus for p in parts} if text else None,
         )
         fused = [f for f in fused if not skip[f.page] and f.page not in drop]
         if not fused:

@@ -9,7 +9,7 @@ which is what lets one set of weights carry over (research/ranking-and-abstentio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -37,13 +37,15 @@ def reciprocal_rank_fusion(
     first_bonus: float = 0.05,
     near_bonus: float = 0.02,
     near_ranks: int = 3,
+    first_of: Mapping[str, float] | None = None,
 ) -> list[FusedPage]:
     """Every page of every channel, best first (ties by page number).
 
     The first page of a `bonus_channels` list gets `first_bonus`, its pages ranked
     2..`near_ranks` get `near_bonus` (the best rank counts): with weight 2 and k = 60 a first
     rank is worth 0.033, so the bonus keeps a clear text hit ahead of pages that are merely
-    middling in every channel."""
+    middling in every channel. `first_of`: a smaller bonus for the first page of other
+    channels (once a page, the largest)."""
     scores: dict[int, float] = {}
     ranks: dict[int, dict[str, int]] = {}
     for channel in channels:
@@ -61,6 +63,8 @@ def reciprocal_rank_fusion(
             scores[page] += first_bonus
         elif 1 < best <= near_ranks:
             scores[page] += near_bonus
+        if first_of:
+            scores[page] += max((b for c, b in first_of.items() if seen.get(c) == 1), default=0.0)
     order = sorted(scores, key=lambda p: (-scores[p], p))
     return [FusedPage(p, scores[p], ranks[p]) for p in order]
 
