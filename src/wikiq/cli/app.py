@@ -74,6 +74,10 @@ def open_wiki(
 
     `config` defaults to the user's config file and environment; `for_questions` when the
     command searches or asks (see `Wiki.open`)."""
+    if sys.stderr.isatty():
+        from wikiq.text.glossary import notify_builds
+
+        notify_builds(_say_building)
     with ReadProgress() as progress:
         return Wiki.open(
             vault,
@@ -82,6 +86,10 @@ def open_wiki(
             config=config,
             for_questions=for_questions,
         )
+
+
+def _say_building(what: str) -> None:
+    print(f"Building {what} for this machine (once, a few seconds)…", file=sys.stderr, flush=True)
 
 
 def print_json(data: Any) -> None:

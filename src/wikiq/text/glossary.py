@@ -154,6 +154,22 @@ class EnglishChinese:
         return raw.split(_SEP) if raw else []
 
 
+# Told what is being built when a table is written for the first time (a few seconds, once a
+# machine): the command line says so on a terminal instead of pausing without a word.
+_build_notices: list[Callable[[str], None]] = []
+
+
+def notify_builds(callback: Callable[[str], None] | None) -> None:
+    """Call `callback` with what is being built each time a glossary table is first written
+    (None: say nothing, the default)."""
+    _build_notices[:] = [callback] if callback is not None else []
+
+
+def _building(what: str) -> None:
+    for callback in _build_notices:
+        callback(what)
+
+
 @lru_cache(maxsize=4)
 def english_chinese(
     terms: Callable[[str], list[str]], version: str, cache_dir: Path | None = None
@@ -171,6 +187,7 @@ def english_chinese(
         return EnglishChinese(SortedTable(table))
     except (OSError, ValueError):
         pass
+    _building("the English-Chinese glossary")
     inverse = invert(glossary, terms)
     with contextlib.suppress(OSError):  # an unwritable cache: used from memory this time
         write_sorted_table(inverse, table)
@@ -216,6 +233,7 @@ def _cached(source: Path, cache_dir: Path) -> Glossary:
     try:
         return Glossary(SortedTable(table))
     except (OSError, ValueError):
+        _building("the Chinese-English glossary")
         parsed = read_cedict(source.read_text(encoding="utf-8"))
         write_sorted_table(parsed.entries, table)
         return Glossary(SortedTable(table))
