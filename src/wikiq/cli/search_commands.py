@@ -20,7 +20,7 @@ from wikiq.cli.app import (
 )
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
-from wikiq.retrieve.coverage import NOT_COVERED
+from wikiq.retrieve.coverage import COVERED, NOT_COVERED
 
 # rich (~35 ms) and the eval helpers load only where they print or measure: a search piped
 # as JSON never needs them.
@@ -229,7 +229,7 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     why = ": this vault's background" if low > NOT_COVERED else ""
     out.print(
         f"covered: {c.get('covered')}  probability {c.get('probability', 0.0):.3f}  "
-        f"(not covered below {low:.2f}{why}, covered from {float(cuts.get('covered', 0.5)):.2f})",
+        f"(not covered below {low:.2f}{why}, covered from {float(cuts.get('covered', COVERED)):.2f})",
         markup=False,
         highlight=False,
     )

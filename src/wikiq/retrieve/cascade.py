@@ -321,16 +321,24 @@ class Retriever:
 
     def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
         """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
+        return replace(
+            self._model_features(ev),
+            sem_standout=max(0.0, _standout(ev.sem)),
+            foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
+            unknown_names=self._unknown_names(ev.question),
+            unknown_nouns=self._unknown_nouns(ev.question),
+        )
+
+    def _model_features(self, ev: _Evidence) -> CoverageFeatures:
+        """The inputs the fitted model weighs, the rules' left at nothing."""
         return CoverageFeatures(
             text_coverage=ev.text.best_coverage(),
             text_best3=ev.text.best_coverage(3),
             known=self.indexes.text.known_share(evidence_terms(ev.text_terms)),
             text_gap=ev.text.standout(),
             name=self._informative_name(ev),
-            sem_standout=max(0.0, _standout(ev.sem)),
-            foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
-            unknown_names=self._unknown_names(ev.question),
-            unknown_nouns=self._unknown_nouns(ev.question),
+            sem_standout=0.0,
+            foreign=0.0,
         )
 
     def _floor(self, question: str) -> float:
@@ -360,17 +368,7 @@ class Retriever:
     def _model_probability(self, question: str) -> float:
         """The coverage model's probability for `question`, rules aside (the background's
         everyday questions are scored with it)."""
-        ev = self._evidence(question, 5, {})
-        features = CoverageFeatures(
-            text_coverage=ev.text.best_coverage(),
-            text_best3=ev.text.best_coverage(3),
-            known=self.indexes.text.known_share(evidence_terms(ev.text_terms)),
-            text_gap=ev.text.standout(),
-            name=self._informative_name(ev),
-            sem_standout=0.0,
-            foreign=0.0,
-        )
-        return coverage_probability(features)
+        return coverage_probability(self._model_features(self._evidence(question, 5, {})))
 
     def _best_part(self, question: str) -> float:
         """The best share of one clause's distinctive words on the page its own search puts

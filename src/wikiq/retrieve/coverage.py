@@ -165,29 +165,34 @@ def decide_coverage(
     if p >= NAME_RULE_BELOW and features.unknown_names and features.foreign < FOREIGN:
         # The words are answered, a name is not: the pages may cover all but that detail.
         return Coverage("uncertain", p, features, _side_name_reason(features.unknown_names))
-    rescued = (
-        features.sem_standout >= SEM_STANDOUT
-        or features.foreign >= FOREIGN
-        or features.best_part >= PART_COVERED
-    )
+    kept = _kept_uncertain(features)
     cut = NOT_COVERED
-    if NOT_COVERED <= p < FLOOR_MAX and not rescued:
+    if NOT_COVERED <= p < FLOOR_MAX and kept is None:
         cut = floor() if callable(floor) else floor
     if p >= max(COVERED, cut):
         label: Covered = "yes"
     elif p >= cut:
         label = "uncertain"
-    elif features.sem_standout >= SEM_STANDOUT:
-        return Coverage("uncertain", p, features, _SEM_REASON, cut)
-    elif features.foreign >= FOREIGN:
-        return Coverage("uncertain", p, features, _FOREIGN_REASON, cut)
-    elif features.best_part >= PART_COVERED:
-        return Coverage("uncertain", p, features, _part_reason(features), cut)
+    elif kept is not None:
+        return Coverage("uncertain", p, features, kept, cut)
     elif p >= NOT_COVERED:  # above the model's cut, below what everyday questions reach here
         return Coverage("no", p, features, _background_reason(features), cut)
     else:
         label = "no"
     return Coverage(label, p, features, _reason(label, features), cut)
+
+
+def _kept_uncertain(f: CoverageFeatures) -> str | None:
+    """Why a question the words leave below the cut is still not refused (None: nothing keeps
+    it): Stage 0 found a page close in meaning, it is asked in a language the pages are not
+    written in, or one of its clauses a page answers."""
+    if f.sem_standout >= SEM_STANDOUT:
+        return _SEM_REASON
+    if f.foreign >= FOREIGN:
+        return _FOREIGN_REASON
+    if f.best_part >= PART_COVERED:
+        return _part_reason(f)
+    return None
 
 
 def wants_parts(coverage: Coverage) -> bool:
