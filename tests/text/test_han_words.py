@@ -68,6 +68,7 @@ def test_the_counts_are_kept_in_the_cache_folder_for_the_next_process(
     assert word_share("老板", None, tmp_path) == expected
     assert list(tmp_path.glob("jieba-counts-*.tsv"))
     han_words._counts.cache_clear()  # a new process: the dictionary is not read again
+    han_words._dictionary.cache_clear()
 
     def unread(source: Path) -> None:
         raise AssertionError("the dictionary was read again")

@@ -24,7 +24,6 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -189,38 +188,48 @@ def word_share(word: str, table: HanWords | None, folder: Path | None = None) ->
     about 60 million words) over the dictionary's total, 0.0 for a word it does not list. Read
     from the word `table` when there is one, else from a table of the counts alone kept in
     `folder` (written the first time: ~0.6 s, once a machine; the word table is written only
-    after reading a big vault). None when jieba's dictionary is not installed."""
+    after reading a big vault), else from the dictionary read whole. None when jieba's
+    dictionary is not installed."""
     if table is not None:
         return table.frequency(word) / table.total
-    counts = _counts(folder)
-    if counts is None:
+    counts = _counts(folder) if folder is not None else None
+    if counts is not None:
+        value = counts.get(word)
+        return int(value) / int(counts[_TOTAL]) if value else 0.0
+    read = _dictionary()
+    if read is None:
         return None
-    found, total = counts
-    value = found.get(word)
-    return int(value) / total if value else 0.0
+    words, total = read
+    return words.get(word, (0, ""))[0] / total
 
 
 @functools.cache
-def _counts(folder: Path | None) -> tuple[Mapping[str, str], int] | None:
-    """The dictionary's counts by word and their total, from their table in `folder`."""
+def _counts(folder: Path) -> SortedTable | None:
+    """The dictionary's counts by word (and their total under `_TOTAL`), from their table in
+    `folder`, written from the dictionary when missing; None when it cannot be."""
     source = _jieba_dictionary()
     if source is None:
         return None
-    path = folder / f"jieba-counts-{source.stat().st_size}-v{_COUNTS_FORMAT}.tsv" if folder else None
-    if path is not None:
-        try:
-            table = SortedTable(path)
-            stored = table.get(_TOTAL)
-            if stored is not None and stored.isdigit():
-                return table, int(stored)
-        except (OSError, ValueError):
-            pass  # not written yet, or damaged: written anew
-    words, total = _read_dictionary(source)
-    counts = {w: str(f) for w, (f, _) in words.items()}
-    if path is not None:
-        with contextlib.suppress(OSError):  # an unwritable cache: read from memory this time
-            write_sorted_table({**counts, _TOTAL: str(total)}, path)
-    return counts, total
+    path = folder / f"jieba-counts-{source.stat().st_size}-v{_COUNTS_FORMAT}.tsv"
+    table = _open_counts(path)
+    read = _dictionary() if table is None else None
+    if read is not None:
+        words, total = read
+        rows = {w: str(f) for w, (f, _) in words.items()}
+        with contextlib.suppress(OSError):  # an unwritable cache: the dictionary read whole
+            write_sorted_table({**rows, _TOTAL: str(total)}, path)
+        table = _open_counts(path)
+    return table
+
+
+def _open_counts(path: Path) -> SortedTable | None:
+    """The counts' table at `path` (None when it is missing or damaged)."""
+    try:
+        table = SortedTable(path)
+    except (OSError, ValueError):
+        return None
+    total = table.get(_TOTAL)
+    return table if total is not None and total.isdigit() else None
 
 
 def tag_apart(word: str, table: HanWords | None) -> list[tuple[str, str]]:

@@ -112,8 +112,7 @@ def word_share(word: str) -> float | None:
     general Chinese), from the word table when it has been written; None without jieba."""
     from wikiq.text.han_words import word_share as share
 
-    folder = _WordTable.folder
-    return share(word, _han_words(folder) if folder is not None else None, folder)
+    return share(word, _written_table(), _WordTable.folder)
 
 
 def tag_apart(word: str) -> list[tuple[str, str]]:
@@ -121,8 +120,14 @@ def tag_apart(word: str) -> list[tuple[str, str]]:
     (text/han_words.py), from the word table when it has been written."""
     from wikiq.text.han_words import tag_apart as apart
 
+    return apart(word, _written_table())
+
+
+def _written_table() -> HanWords | None:
+    """The word table in the composition root's folder, whatever the process cut so far
+    (lookups of a word's count or parts are cheap through it, unlike cutting text)."""
     folder = _WordTable.folder
-    return apart(word, _han_words(folder) if folder is not None else None)
+    return _han_words(folder) if folder is not None else None
 
 
 def _table(text: str) -> HanWords | None:
