@@ -32,6 +32,7 @@ from wikiq.retrieve.coverage import (
     CoverageFeatures,
     coverage_probability,
     decide_coverage,
+    wants_name_context,
     wants_parts,
 )
 from wikiq.retrieve.fusion import FusionInput, fuse
@@ -64,7 +65,12 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.stopwords import content_terms, question_clauses, question_parts
+from wikiq.text.stopwords import (
+    asking_sentences,
+    content_terms,
+    question_clauses,
+    question_parts,
+)
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
@@ -214,6 +220,9 @@ class Retriever:
             best_part = self._best_part(question)
             coverage = decide_coverage(replace(coverage.features, best_part=best_part), floor)
             timings["parts"] = _ms(t)
+        if wants_name_context(coverage):  # only for an unknown name beside answered words
+            context = self._name_context(question, coverage.features.unknown_names)
+            coverage = decide_coverage(replace(coverage.features, name_context=context), floor)
         lex_strong = self._lex_strong(ev)
         named = self._named(ev)
 
@@ -386,9 +395,32 @@ class Retriever:
             best = max(best, hits.best_coverage())
         return best
 
+    def _name_context(self, question: str, names: tuple[str, ...]) -> float:
+        """The least share, over the unknown names, of the other distinctive words of the
+        clause each stands in that the page its own search puts first holds; 0 for a name
+        that is its clause alone ("…文字（OCR），…"): nothing around it is answered."""
+        clauses = [c for s in asking_sentences(question) for c in question_clauses(s)]
+        least = 1.0
+        for name in names:
+            clause = next((c for c in clauses if name in c), None)
+            if clause is None:  # written across a clause's end: no clause of its own
+                continue
+            terms = content_terms(match_terms(clause.replace(name, " ")))
+            evidence = evidence_terms(terms)
+            if not evidence:
+                return 0.0
+            hits = self.indexes.text.search(terms, limit=10, coverage_of=1, evidence=evidence)
+            least = min(least, hits.best_coverage())
+        return least
+
     def _unknown_names(self, question: str) -> tuple[str, ...]:
-        """The words the question writes as names of which some part is on no page."""
-        return self._missing_words().names(question) if self.settings.unknown_name_rule else ()
+        """The words the question writes as names of which some part is on no page, in the
+        sentences that ask: a name in a sentence that only sets the scene ("My notes are
+        mostly in Mandarin.", "A friend uses Alfred.") is not what is asked about."""
+        if not self.settings.unknown_name_rule:
+            return ()
+        asked = " ".join(asking_sentences(question))
+        return tuple(n for n in self._missing_words().names(question) if n in asked)
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The Chinese common nouns of the question no page or source note holds (of those a

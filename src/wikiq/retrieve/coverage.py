@@ -43,6 +43,10 @@ class CoverageFeatures:
     # words or more (0: not worked out, a question of one clause). Read only for a question
     # the cut alone would refuse (`wants_parts`): a rule below, not a weight.
     best_part: float = 0.0
+    # For a question the side-name rule would leave uncertain: the least share, over the
+    # unknown names, of the other distinctive words of the clause the name stands in found on
+    # one page (1: not worked out). A rule below, not a weight.
+    name_context: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -95,6 +99,16 @@ NOUN_EXPECTED = 0.05
 # 8 / 11, while the absent questions it settles were 15 / 16 / 18 / 20 of the dev sets' 31
 # (docs/BENCHMARKS.md, "Fresh questions").
 NAME_RULE_BELOW = 0.7
+# Above that cut, the name is a side detail only if the words of its own clause are answered:
+# a page must hold this share of the clause's other distinctive words. "…, or a supported way
+# to add giscus or Disqus?" (0), "How do you fuse BM25 keyword scores…" (0.23): the clause
+# around the name is what is asked, and no page answers it. Over the dev, fresh and abstention
+# sets, a cut of 0.3 / 0.4 / 0.5 / 0.6 abstains on 6 / 8 / 8 / 10 more of their absent
+# questions than no cut, and refuses none of their answerable ones (their unknown names stand
+# in sentences that do not ask). Measured before that, such names' clauses held 1.0, 1.0,
+# 0.67, 0.54, 0.33 and 0.12: the cut is kept at 0.5, not at 0.6 where two more absent
+# questions (0.598, 0.502) would go; docs/BENCHMARKS.md, "The clause a name stands in".
+NAME_CONTEXT = 0.5
 # A Stage 0 page standing this far above its ten nearest rivals is evidence on its own
 # (centred cosine; on the dev sets with a lead index: 0 of 158 uncovered questions reach it,
 # 10% of the answerable natural ones and half of the older sets' questions do).
@@ -163,6 +177,8 @@ def decide_coverage(
     if ruled is not None:
         return Coverage("no", p, features, ruled)
     if p >= NAME_RULE_BELOW and features.unknown_names and features.foreign < FOREIGN:
+        if features.name_context < NAME_CONTEXT:
+            return Coverage("no", p, features, _unknown_name_reason(features.unknown_names))
         # The words are answered, a name is not: the pages may cover all but that detail.
         return Coverage("uncertain", p, features, _side_name_reason(features.unknown_names))
     kept = _kept_uncertain(features)
@@ -193,6 +209,19 @@ def _kept_uncertain(f: CoverageFeatures) -> str | None:
     if f.best_part >= PART_COVERED:
         return _part_reason(f)
     return None
+
+
+def wants_name_context(coverage: Coverage) -> bool:
+    """Whether the clause around an unknown name (`name_context`) could change this
+    decision: the question is uncertain only because of a name beside answered words."""
+    f = coverage.features
+    return (
+        coverage.covered == "uncertain"
+        and bool(f.unknown_names)
+        and f.foreign < FOREIGN
+        and coverage.probability >= NAME_RULE_BELOW
+        and f.name_context == 1.0
+    )
 
 
 def wants_parts(coverage: Coverage) -> bool:

@@ -155,6 +155,17 @@ def question_clauses(question: str) -> list[str]:
     return [c.strip() for c in _CLAUSES.split(question) if c and c.strip()]
 
 
+# A sentence ends after 。？！?! or after a full stop before a capital ("e.g. x" runs on).
+_SENTENCE_ENDS = re.compile(r"(?<=[?？!！。])|(?<=\.)(?=\s+[A-Z])")
+
+
+def asking_sentences(question: str) -> list[str]:
+    """The sentences that ask (end in a question mark); the whole question if none does
+    ("My notes are in Mandarin. Does the plugin work for Chinese?": the second)."""
+    sentences = [s.strip() for s in _SENTENCE_ENDS.split(question) if s.strip()]
+    return [s for s in sentences if s.endswith(("?", "？"))] or [question]
+
+
 def content_terms(terms: list[str]) -> list[str]:
     """The question's terms without its scaffolding; all of them if nothing else is left."""
     kept = [t for t in terms if t not in QUESTION_SCAFFOLDING]
