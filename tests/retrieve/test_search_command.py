@@ -32,6 +32,7 @@ def test_search_explain_shows_matched_words_seeds_and_signals() -> None:
     assert "Seeds" in res.stdout and "rank graph" in res.stdout
     assert "covered: yes  probability" in res.stdout and "text_coverage" in res.stdout
     assert "best_part –" in res.stdout  # a clause's share is worked out only when refused
+    assert "name_context –" in res.stdout  # and a name's clause only beside an unknown name
     assert "嫦娥" in res.stdout
     # A Chinese question over an English vault: the glossary's channel is shown too.
     assert "rank translated" in res.stdout or chinese_english() is None

@@ -215,9 +215,12 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     c = r.coverage
     if not c:
         return
+    # Two features are worked out only when they could change the decision (coverage.py:
+    # `wants_parts`, `wants_name_context`); their resting values mean "not worked out".
+    unset = {"best_part": 0.0, "name_context": 1.0}
     features = "  ".join(
         f"{k} –"
-        if k == "best_part" and not v  # worked out only for a question the cut refuses
+        if k in unset and v == unset[k]
         else f"{k} {v:.2f}"
         if isinstance(v, float | int)
         else f"{k} {', '.join(map(str, v)) or '–'}"
