@@ -26,7 +26,13 @@ from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
 from wikiq.text.han_singles import evidence_terms
-from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
+from wikiq.text.name_words import (
+    built_in_things,
+    chinese_names,
+    chinese_nouns,
+    name_words,
+    phrase_listed_as_name,
+)
 from wikiq.text.stopwords import asking_sentences, content_terms, question_parts
 from wikiq.vault.catalog import Catalog
 
@@ -350,6 +356,25 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     # 越 / 往后); rare names that start with a word stay names (青苗法: 青苗 / 法).
     assert phrase_listed_as_name("越往后")
     assert not phrase_listed_as_name("青苗法") and not phrase_listed_as_name("李世民")
+
+
+def test_what_an_english_question_asks_to_have_built_in_is_the_thing_asked_about() -> None:
+    assert built_in_things("is there a built-in pomodoro / focus timer I can run?") == ["pomodoro"]
+    assert built_in_things("Does it have built-in flashcards with spaced repetition?") == ["flashcards"]
+    assert built_in_things("Is there any built-in text-to-speech, and can I pick a voice?") == ["text-to-speech"]
+    # A way, a feature or "anything" is no thing to look for.
+    assert built_in_things("Is there a built-in way to fold one note into another?") == []
+    assert built_in_things("is there anything built in that shows the launch time?") == []
+
+
+def test_a_question_about_a_built_in_thing_no_page_mentions_is_not_covered(
+    make_catalog: CatalogFactory,
+) -> None:
+    r = Retriever(make_catalog(NOTES_APP))
+    asked = r.retrieve("Is there a built-in pomodoro timer for my notes?")
+    assert asked.covered == "no" and "'pomodoro'" in asked.coverage["reason"]
+    # What the vault documents is found as before.
+    assert r.retrieve("Is there a built-in template for dates in a note?").covered != "no"
 
 
 def test_a_word_jieba_tags_as_a_name_that_the_dictionary_knows_as_a_word_is_no_name(

@@ -36,8 +36,9 @@ class CoverageFeatures:
     # A word the question writes as a name ("DeepSpeed", "ICDs") that no page mentions: a
     # rule below, not a weight, and like the nouns it settles only doubtful questions.
     unknown_names: tuple[str, ...] = ()
-    # The things (Chinese common nouns) the question asks about that no page mentions:
-    # "番茄" in "有没有自带番茄钟", "签证". A rule below, not a weight.
+    # The things the question asks about that no page mentions: Chinese common nouns ("番茄"
+    # in "有没有自带番茄钟", "签证") and what an English question asks to have built in
+    # ("pomodoro" in "a built-in pomodoro timer"). A rule below, not a weight.
     unknown_nouns: tuple[str, ...] = ()
     # The best share of one clause's distinctive words on one page, over the clauses of three
     # words or more (0: not worked out, a question of one clause). Read only for a question

@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wikiq.retrieve.coverage import NOUN_EXPECTED
-from wikiq.text.name_words import chinese_names, chinese_nouns, name_words, phrase_listed_as_name
+from wikiq.text.name_words import (
+    built_in_things,
+    chinese_names,
+    chinese_nouns,
+    name_words,
+    phrase_listed_as_name,
+)
 from wikiq.text.scripts import has_han
 from wikiq.text.tokenize import word_share
 from wikiq.vault.terms import match_terms
@@ -50,9 +56,10 @@ class MissingWords:
         )
 
     def nouns(self, question: str, notes: NoteSearch | None) -> tuple[str, ...]:
-        """The Chinese common nouns of the question that no page, and no source note, holds
-        (a thing a note mentions may be what the question asks the note about), of those a
-        vault this size would be expected to use."""
+        """The things the question asks about that no page, and no source note, holds (a
+        thing a note mentions may be what the question asks the note about): its Chinese
+        common nouns a vault this size would be expected to use, and what an English question
+        asks to have built in."""
 
         def held(word: str) -> bool:
             return self.on_a_page(word) or (notes is not None and notes.knows(word))
@@ -69,7 +76,9 @@ class MissingWords:
                 held(sense) for sense in glossary.senses(word)[:3]
             )
 
-        return tuple(w for w in chinese_nouns(question, anywhere) if self._expected(w))
+        chinese = [w for w in chinese_nouns(question, anywhere) if self._expected(w)]
+        # No frequency check in English: a thing asked for by name is looked for as written.
+        return (*chinese, *(w for w in built_in_things(question) if not held(w)))
 
     def on_a_page(self, text: str) -> bool:
         """Every term of `text` is in some page's text (title and aliases included)."""

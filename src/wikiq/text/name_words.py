@@ -7,7 +7,9 @@ question, however many of the other words it shares (retrieve/coverage.py).
 
 Chinese has no capitals: its names are the words jieba's dictionary tags as person, place,
 organisation or other proper nouns. Its common nouns ("番茄钟", "签证") are the things a
-question asks about; coverage.py weighs an unknown one more lightly than a name.
+question asks about; coverage.py weighs an unknown one more lightly than a name. English has no
+tagger here; one English thing is plain all the same: what a question asks the product to have
+built in ("a built-in pomodoro timer").
 """
 
 from __future__ import annotations
@@ -141,4 +143,32 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
             continue
         if not known(word) and word not in out:
             out.append(word)
+    return out
+
+
+# "Does it have a built-in X?": X is the thing asked about. The first word after the marker,
+# past articles and words that name no thing; a preposition or a generic head ends the search
+# ("a built-in way to merge notes", "anything built in that…": nothing to look for).
+_BUILT_IN = re.compile(r"\b(?:built[- ]?in|inbuilt)\s+([^.?!,;:()]*)", re.IGNORECASE)
+_PAST = frozenset({"a", "an", "any", "the", "some"})
+_NO_THING = frozenset(
+    {"way", "ways", "feature", "features", "function", "option", "options", "tool", "tools",
+     "support", "app", "anything", "something", "mode", "for", "with", "like", "so", "to",
+     "that", "which", "in", "on", "inside", "while", "or", "and", "i", "it", "this", "one"}
+)
+
+
+def built_in_things(question: str) -> list[str]:
+    """What an English question asks whether the product has built in: "pomodoro" in "is
+    there a built-in pomodoro / focus timer?", "flashcards" in "built-in flashcards with
+    spaced repetition", "text-to-speech"; nothing in "a built-in way to…"."""
+    out: list[str] = []
+    for match in _BUILT_IN.finditer(question):
+        for word in _WORD.findall(match.group(1)):
+            low = word.lower()
+            if low in _PAST:
+                continue
+            if low not in _NO_THING and word not in out:
+                out.append(word)
+            break
     return out
