@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from wikiq.retrieve import clause_coverage
 from wikiq.retrieve.background import cached_floor, size_bucket
 from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import (
     COEFFICIENTS,
     INTERCEPT,
     NOT_COVERED,
-    PART_MIN_TERMS,
     Coverage,
     CoverageFeatures,
     coverage_probability,
@@ -65,12 +65,7 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.stopwords import (
-    asking_sentences,
-    content_terms,
-    question_clauses,
-    question_parts,
-)
+from wikiq.text.stopwords import asking_sentences, content_terms, question_parts
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
@@ -217,11 +212,12 @@ class Retriever:
             coverage = decide_coverage(self._coverage_features(ev), floor)
         if wants_parts(coverage):  # searched only for a question the cut alone refuses
             t = time.perf_counter()
-            best_part = self._best_part(question)
+            best_part = clause_coverage.best_part(self.indexes.text, question)
             coverage = decide_coverage(replace(coverage.features, best_part=best_part), floor)
             timings["parts"] = _ms(t)
         if wants_name_context(coverage):  # only for an unknown name beside answered words
-            context = self._name_context(question, coverage.features.unknown_names)
+            names = coverage.features.unknown_names
+            context = clause_coverage.name_context(self.indexes.text, question, names)
             coverage = decide_coverage(replace(coverage.features, name_context=context), floor)
         lex_strong = self._lex_strong(ev)
         named = self._named(ev)
@@ -378,40 +374,6 @@ class Retriever:
         """The coverage model's probability for `question`, rules aside (the background's
         everyday questions are scored with it)."""
         return coverage_probability(self._model_features(self._evidence(question, 5, {})))
-
-    def _best_part(self, question: str) -> float:
-        """The best share of one clause's distinctive words on the page its own search puts
-        first, over the clauses of `PART_MIN_TERMS` words or more (0 for a single clause)."""
-        clauses = question_clauses(question)
-        if len(clauses) < 2:
-            return 0.0
-        best = 0.0
-        for clause in clauses:
-            terms = content_terms(match_terms(clause))
-            evidence = evidence_terms(terms)
-            if len(set(evidence)) < PART_MIN_TERMS:
-                continue
-            hits = self.indexes.text.search(terms, limit=10, coverage_of=1, evidence=evidence)
-            best = max(best, hits.best_coverage())
-        return best
-
-    def _name_context(self, question: str, names: tuple[str, ...]) -> float:
-        """The least share, over the unknown names, of the other distinctive words of the
-        clause each stands in that the page its own search puts first holds; 0 for a name
-        that is its clause alone ("…文字（OCR），…"): nothing around it is answered."""
-        clauses = [c for s in asking_sentences(question) for c in question_clauses(s)]
-        least = 1.0
-        for name in names:
-            clause = next((c for c in clauses if name in c), None)
-            if clause is None:  # written across a clause's end: no clause of its own
-                continue
-            terms = content_terms(match_terms(clause.replace(name, " ")))
-            evidence = evidence_terms(terms)
-            if not evidence:
-                return 0.0
-            hits = self.indexes.text.search(terms, limit=10, coverage_of=1, evidence=evidence)
-            least = min(least, hits.best_coverage())
-        return least
 
     def _unknown_names(self, question: str) -> tuple[str, ...]:
         """The words the question writes as names of which some part is on no page, in the
