@@ -365,6 +365,7 @@ def test_what_an_english_question_asks_to_have_built_in_is_the_thing_asked_about
     # A way, a feature or "anything" is no thing to look for.
     assert built_in_things("Is there a built-in way to fold one note into another?") == []
     assert built_in_things("is there anything built in that shows the launch time?") == []
+    assert built_in_things("The bridge was built in 1920 by the Romans.") == []  # no thing named
 
 
 def test_a_question_about_a_built_in_thing_no_page_mentions_is_not_covered(

@@ -385,8 +385,8 @@ class Retriever:
         return tuple(n for n in self._missing_words().names(question) if n in asked)
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
-        """The Chinese common nouns of the question no page or source note holds (of those a
-        vault this size would use)."""
+        """The things the question asks about that no page or source note holds (its Chinese
+        common nouns a vault this size would use, and what it asks to have built in)."""
         if not self.settings.unknown_name_rule:
             return ()
         return self._missing_words().nouns(question, self.notes)

@@ -164,11 +164,14 @@ def built_in_things(question: str) -> list[str]:
     spaced repetition", "text-to-speech"; nothing in "a built-in way to…"."""
     out: list[str] = []
     for match in _BUILT_IN.finditer(question):
-        for word in _WORD.findall(match.group(1)):
-            low = word.lower()
+        for token in match.group(1).split():
+            word = _WORD.fullmatch(token.strip("/\"'“”‘’"))
+            if word is None:  # "built in 1920", "built in /": no thing named
+                break
+            low = word.group().lower()
             if low in _PAST:
                 continue
-            if low not in _NO_THING and word not in out:
-                out.append(word)
+            if low not in _NO_THING and word.group() not in out:
+                out.append(word.group())
             break
     return out
