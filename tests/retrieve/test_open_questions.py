@@ -33,7 +33,7 @@ from wikiq.text.name_words import (
     name_words,
     phrase_listed_as_name,
 )
-from wikiq.text.stopwords import asking_sentences, content_terms, question_parts
+from wikiq.text.stopwords import asked_about, asking_sentences, content_terms, question_parts
 from wikiq.vault.catalog import Catalog
 
 # --- reciprocal rank fusion --------------------------------------------------------------------
@@ -307,6 +307,23 @@ def test_a_name_that_only_sets_the_scene_is_not_what_is_asked(make_catalog: Cata
     assert scene.covered == "yes" and scene.coverage["features"]["unknown_names"] == []
     asked = r.retrieve("How do I export a note from Zotero as a PDF file?")
     assert asked.coverage["features"]["unknown_names"] == ["Zotero"] and asked.covered != "yes"
+
+
+def test_a_statement_the_question_points_back_to_is_part_of_what_is_asked(
+    make_catalog: CatalogFactory,
+) -> None:
+    """"…胜过了尼安德特人。这个观点他是怎么论证的？": the question asks about the sentence before
+    it, so the names there count; a question that does not point back leaves them aside."""
+    assert asked_about("有人说智人胜过了尼安德特人。这个观点是怎么论证的？") == [
+        "有人说智人胜过了尼安德特人。",
+        "这个观点是怎么论证的？",
+    ]
+    assert asked_about("A friend uses Alfred. How would I build a link?") == ["How would I build a link?"]
+    r = Retriever(make_catalog(NOTES_APP))
+    back = r.retrieve("听说唐朝有个李世民。他是怎么当上皇帝的？")
+    assert back.coverage["features"]["unknown_names"] == ["李世民"] and back.covered == "no"
+    aside = r.retrieve("听说唐朝有个李世民。唐朝的国力为什么强盛？")
+    assert aside.coverage["features"]["unknown_names"] == []
 
 
 def test_a_name_whose_own_clause_no_page_answers_is_what_is_asked(make_catalog: CatalogFactory) -> None:

@@ -65,7 +65,7 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.stopwords import asking_sentences, content_terms, question_parts
+from wikiq.text.stopwords import asked_about, content_terms, question_parts
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
@@ -377,11 +377,12 @@ class Retriever:
 
     def _unknown_names(self, question: str) -> tuple[str, ...]:
         """The words the question writes as names of which some part is on no page, in the
-        sentences that ask: a name in a sentence that only sets the scene ("My notes are
-        mostly in Mandarin.", "A friend uses Alfred.") is not what is asked about."""
+        sentences that ask (and a statement one of them points back to): a name in a sentence
+        that only sets the scene ("My notes are mostly in Mandarin.", "A friend uses Alfred.")
+        is not what is asked about."""
         if not self.settings.unknown_name_rule:
             return ()
-        asked = " ".join(asking_sentences(question))
+        asked = " ".join(asked_about(question))
         return tuple(n for n in self._missing_words().names(question) if n in asked)
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:

@@ -162,8 +162,36 @@ _SENTENCE_ENDS = re.compile(r"(?<=[?？!！。])|(?<=\.)(?=\s+[A-Z])")
 def asking_sentences(question: str) -> list[str]:
     """The sentences that ask (end in a question mark); the whole question if none does
     ("My notes are in Mandarin. Does the plugin work for Chinese?": the second)."""
-    sentences = [s.strip() for s in _SENTENCE_ENDS.split(question) if s.strip()]
-    return [s for s in sentences if s.endswith(("?", "？"))] or [question]
+    sentences = _sentences(question)
+    return [s for s in sentences if _asks(s)] or [question]
+
+
+# A question that starts by pointing back ("这个观点…", "他…", "It…") asks about the sentence
+# before it.
+_POINTS_BACK = re.compile(
+    r"^(?:这|那|此|该|它|他|她|其|(?:this|that|these|those|it|he|she|they)\b)", re.IGNORECASE
+)
+
+
+def asked_about(question: str) -> list[str]:
+    """The sentences that ask, each with the statement before it when it points back to it
+    ("…说智人胜过了尼安德特人。这个观点他是怎么论证的？": both); the whole question if none asks."""
+    sentences = _sentences(question)
+    kept = [
+        s
+        for i, s in enumerate(sentences)
+        if _asks(s)
+        or (i + 1 < len(sentences) and _asks(sentences[i + 1]) and _POINTS_BACK.match(sentences[i + 1]))
+    ]
+    return kept or [question]
+
+
+def _sentences(question: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_ENDS.split(question) if s.strip()]
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.endswith(("?", "？"))
 
 
 def content_terms(terms: list[str]) -> list[str]:
