@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wikiq.retrieve import clause_coverage
+from wikiq.retrieve import clause_coverage, compounds
 from wikiq.retrieve.background import cached_floor, size_bucket
 from wikiq.retrieve.body import BodyHits, BodyIndex
 from wikiq.retrieve.coverage import (
@@ -553,7 +553,8 @@ class Retriever:
         # the text channel the content words alone. Both read the one text index, so without
         # synonyms one search serves both. (The body channel used to search the question's
         # scaffolding words too; without them one MRR of the dev sets moved, by 0.001.)
-        content = content_terms(ev.terms)
+        # A compound the vault writes apart is searched by its parts too ("slideshow").
+        content = compounds.with_parts(content_terms(ev.terms), ix.text.term_ids)
         terms = content + self._name_synonyms(ev)
         evidence = evidence_terms(terms)  # what the coverage shares count (han_singles.py)
         body = ix.text.search(terms, limit=limit, evidence=evidence) if text else BodyHits.empty()
