@@ -59,6 +59,8 @@ FRESH5_SETS = _later_set("fresh5", "natural5")
 # built-in rules were chosen, and run once against them; it showed a statement the question
 # points back to ("…胜过了尼安德特人。这个观点他是怎么论证的？"), which was then fixed.
 FRESH6_SETS = _later_set("fresh6", "natural6")
+# bench/natural7 (same evening): two more writers, run once against the day's last rules.
+FRESH7_SETS = _later_set("fresh7", "natural7")
 ALL_SETS: dict[str, tuple[Path, Path]] = {
     **DEV_SETS,
     **NATURAL_SETS,
@@ -67,4 +69,5 @@ ALL_SETS: dict[str, tuple[Path, Path]] = {
     **FRESH4_SETS,
     **FRESH5_SETS,
     **FRESH6_SETS,
+    **FRESH7_SETS,
 }

@@ -37,6 +37,7 @@ from devsets import (  # noqa: E402
     FRESH4_SETS,
     FRESH5_SETS,
     FRESH6_SETS,
+    FRESH7_SETS,
     FRESH_SETS,
     NATURAL_SETS,
 )
@@ -264,6 +265,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
         **FRESH4_SETS,
         **FRESH5_SETS,
         **FRESH6_SETS,
+        **FRESH7_SETS,
     }
     sets = {n: d for n, d in result["sets"].items() if n in natural}
     if not sets:
@@ -302,7 +304,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             best = max(c.get(kind) or 0.0 for c in channels)
             if (full[kind] or 0.0) < best - GUARD_MARGIN:
                 failures.append(f"{name} {kind}: full {full[kind]:.3f} < {best:.3f}")
-    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6"):
+    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
         cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.startswith(group + " ")}
         if cols:
             lines += [

@@ -26,3 +26,8 @@ def test_a_question_with_a_compound_finds_the_page_that_writes_it_apart(make_cat
     r = Retriever(make_catalog(PRESENTING))
     got = r.retrieve("Is there a slideshow mode?")
     assert got.results[0].path == "plugins/slides"
+
+
+def test_the_plain_bm25_baseline_is_not_decompounded(make_catalog: CatalogFactory) -> None:
+    plain = Retriever(make_catalog(PRESENTING)).with_settings(mode="bm25")
+    assert plain.retrieve("Is there a slideshow mode?").results == []  # no word of it matches

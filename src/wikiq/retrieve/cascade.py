@@ -553,8 +553,10 @@ class Retriever:
         # the text channel the content words alone. Both read the one text index, so without
         # synonyms one search serves both. (The body channel used to search the question's
         # scaffolding words too; without them one MRR of the dev sets moved, by 0.001.)
-        # A compound the vault writes apart is searched by its parts too ("slideshow").
-        content = compounds.with_parts(content_terms(ev.terms), ix.text.term_ids)
+        content = content_terms(ev.terms)
+        if s.mode != "bm25":  # the baseline stays plain BM25
+            # A compound the vault writes apart is searched by its parts too ("slideshow").
+            content = compounds.with_parts(content, ix.text.term_ids)
         terms = content + self._name_synonyms(ev)
         evidence = evidence_terms(terms)  # what the coverage shares count (han_singles.py)
         body = ix.text.search(terms, limit=limit, evidence=evidence) if text else BodyHits.empty()
