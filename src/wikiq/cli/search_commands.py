@@ -20,7 +20,7 @@ from wikiq.cli.app import (
 )
 from wikiq.errors import ConfigError
 from wikiq.retrieve.cascade import MODES, RetrieverSettings
-from wikiq.retrieve.coverage import COVERED, NOT_COVERED
+from wikiq.retrieve.coverage import COVERED, NOT_COVERED, NOT_WORKED_OUT
 
 # rich (~35 ms) and the eval helpers load only where they print or measure: a search piped
 # as JSON never needs them.
@@ -215,12 +215,9 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     c = r.coverage
     if not c:
         return
-    # Two features are worked out only when they could change the decision (coverage.py:
-    # `wants_parts`, `wants_name_context`); their resting values mean "not worked out".
-    unset = {"best_part": 0.0, "name_context": 1.0}
     features = "  ".join(
         f"{k} –"
-        if k in unset and v == unset[k]
+        if NOT_WORKED_OUT.get(k) == v  # worked out only when it could change the decision
         else f"{k} {v:.2f}"
         if isinstance(v, float | int)
         else f"{k} {', '.join(map(str, v)) or '–'}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from wikiq.retrieve.background import FLOOR_MAX
 
@@ -71,6 +71,15 @@ class CoverageFeatures:
         """The features the fitted model weighs (`foreign`, `sem_standout` and the unknown
         names and nouns are rules, not weights)."""
         return {k: getattr(self, k) for k in COEFFICIENTS}
+
+
+# The rules' inputs worked out only when they could change the decision (`wants_parts`,
+# `wants_name_context`): while they are not, each keeps its default, which means so.
+NOT_WORKED_OUT: dict[str, float] = {
+    f.name: cast(float, f.default)
+    for f in fields(CoverageFeatures)
+    if f.name in ("best_part", "name_context")
+}
 
 
 # A question in a language that this share of the vault or more is not written in: its words
@@ -221,7 +230,7 @@ def wants_name_context(coverage: Coverage) -> bool:
         and bool(f.unknown_names)
         and f.foreign < FOREIGN
         and coverage.probability >= NAME_RULE_BELOW
-        and f.name_context == 1.0
+        and f.name_context == NOT_WORKED_OUT["name_context"]
     )
 
 
@@ -231,7 +240,7 @@ def wants_parts(coverage: Coverage) -> bool:
     f = coverage.features
     return (
         coverage.covered == "no"
-        and f.best_part == 0.0
+        and f.best_part == NOT_WORKED_OUT["best_part"]
         and not_covered_by_rule(f, coverage.probability) is None
     )
 
