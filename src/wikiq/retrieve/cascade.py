@@ -382,8 +382,7 @@ class Retriever:
         is not what is asked about."""
         if not self.settings.unknown_name_rule:
             return ()
-        asked = " ".join(asked_about(question))
-        return tuple(n for n in self._missing_words().names(question) if n in asked)
+        return self._missing_words().names(question, " ".join(asked_about(question)))
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The things the question asks about that no page or source note holds (its Chinese

@@ -42,14 +42,17 @@ class MissingWords:
         self._glossary = glossary  # opened only for a word the vault lacks as written
         self._abbreviations: Abbreviations | None = None
 
-    def names(self, question: str) -> tuple[str, ...]:
-        """The words the question writes as names of which some part is on no page."""
+    def names(self, question: str, asked: str) -> tuple[str, ...]:
+        """The words the question writes as names of which some part is on no page, of those
+        that stand in `asked` (the part of the question that asks: stopwords.asked_about)."""
         chinese = chinese_names(question, self.on_a_page)
         return tuple(
             word
             for word in [*name_words(question), *chinese]
-            # In this order: the glossary opens only for a Chinese name no page mentions.
-            if not self.on_a_page(word)
+            # In this order: the glossary and the dictionary's counts are read only for a
+            # name the question asks about that no page mentions.
+            if word in asked
+            and not self.on_a_page(word)
             and not self._abbreviates(word)
             and not self._common_word(word)
             and not (has_han(word) and phrase_listed_as_name(word))
