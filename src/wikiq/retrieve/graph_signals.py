@@ -43,12 +43,13 @@ def adamic_adar(
     """Per candidate: seed-weighted Adamic-Adar index, scaled to [0, 1]."""
     inv_log = 1.0 / np.log(np.maximum(degree, 2.0))
     out = np.zeros(len(cand))
+    # Each candidate's neighbours once, not once a seed (each is a union of two rows).
+    around = [either_way(graph, graph_t, int(c)) for c in cand] if seeds else []
     for seed, weight in seeds.items():
         seed_nb = np.zeros(graph.shape[0], dtype=bool)
         seed_nb[either_way(graph, graph_t, seed)] = True
-        for j, c in enumerate(cand):
-            common = either_way(graph, graph_t, int(c))
-            common = common[seed_nb[common]]
+        for j, nb in enumerate(around):
+            common = nb[seed_nb[nb]]
             out[j] += weight * float(inv_log[common].sum())
     top = out.max(initial=0.0)
     return out / top if top > 0 else out
