@@ -27,6 +27,7 @@ from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.name_words import (
+    unlisted_nouns,
     built_in_things,
     chinese_names,
     chinese_nouns,
@@ -489,6 +490,25 @@ def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
     # ("排个序": sort them): phrases, not things.
     assert chinese_nouns("分几档、每档多少钱？先买最便宜那档", lambda w: False) == []
     assert chinese_nouns("最后还按从多到少排个序", lambda w: False) == []
+
+
+def test_a_noun_no_dictionary_lists_is_a_name() -> None:
+    # jieba guessed "语雀" (a note app) and kept "on" with it (语雀上): the thing is 语雀, and a
+    # word no dictionary lists is a name, whatever its tag.
+    assert unlisted_nouns("怎么把语雀上的知识库导入到 Obsidian？", lambda w: False) == ["语雀"]
+    assert "长图" in unlisted_nouns("能不能把笔记一键生成分享用的长图？", lambda w: False)
+    # Not a guess that joins a verb to a noun ("建图": 建 / 图), nor a people named by its
+    # place ("羌人": a vault may write 羌族), nor a word the vault knows.
+    assert unlisted_nouns("Vamana 建图时用什么算法找候选邻居？", lambda w: False) == []
+    assert unlisted_nouns("哪本书里说大禹是西部羌人出身？", lambda w: False) == []
+    assert unlisted_nouns("怎么把语雀上的知识库导入？", lambda w: w == "语雀") == []
+
+
+def test_a_question_about_an_app_no_page_mentions_is_not_covered(make_catalog: CatalogFactory) -> None:
+    r = Retriever(make_catalog(NOTES_APP_ZH))
+    asked = r.retrieve("模板插件能不能导入语雀上的文档？")
+    assert asked.covered == "no" and "语雀" in asked.coverage["reason"]
+    assert r.retrieve("模板插件能不能把日期写入笔记？").covered != "no"
 
 
 def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(

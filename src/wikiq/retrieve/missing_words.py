@@ -22,6 +22,7 @@ from wikiq.text.name_words import (
     chinese_nouns,
     name_words,
     phrase_listed_as_name,
+    unlisted_nouns,
 )
 from wikiq.text.scripts import has_han
 from wikiq.text.tokenize import word_share
@@ -46,6 +47,7 @@ class MissingWords:
         """The words the question writes as names of which some part is on no page, of those
         that stand in `asked` (the part of the question that asks: stopwords.asked_about)."""
         chinese = chinese_names(question, self.on_a_page)
+        chinese += [w for w in unlisted_nouns(question, self.on_a_page) if w not in chinese]
         return tuple(
             word
             for word in [*name_words(question), *chinese]

@@ -96,6 +96,19 @@ def _joined_across_words(word: str) -> bool:
     return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
 
 
+def unlisted_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
+    """The nouns of `question` that jieba's dictionary does not list and the vault does not
+    know: jieba guessed them, and a word no dictionary has is a name in all but its tag
+    ("语雀", a note app; "长图", a long image). Not a guess that joins words across a
+    boundary ("建图", 建 / 图), nor a people named by its place ("羌人": the vault may write
+    羌族)."""
+    return [
+        word
+        for word in chinese_nouns(question, known)
+        if word_share(word) == 0.0 and word[-1] != "人" and not _joined_across_words(word)
+    ]
+
+
 def phrase_listed_as_name(word: str) -> bool:
     """Whether jieba's dictionary lists this "name" only rarely and it comes apart, as if the
     dictionary did not list it, into words the first of which is grammar: a phrase its makers
@@ -137,6 +150,10 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     for word, tag in tag_words(question):
         if tag != "n" or len(word) < 2 or not all_han(word):
             continue
+        # "语雀上的知识库": jieba keeps a locative on an unknown word ("on Yuque"); the thing is
+        # the word before it.
+        if len(word) >= 3 and word[-1] in _LOCATIVE:
+            word = word[:-1]
         if word[0] in _FUNCTION_CHARS or word[-1] in _FUNCTION_CHARS or word in _GENERIC_NOUNS:
             continue
         if _NOT_A_THING.fullmatch(word):
