@@ -500,6 +500,7 @@ def test_a_noun_no_dictionary_lists_is_a_name() -> None:
     # Not a guess that joins a verb to a noun ("建图": 建 / 图), nor a people named by its
     # place ("羌人": a vault may write 羌族), nor a word the vault knows.
     assert unlisted_nouns("Vamana 建图时用什么算法找候选邻居？", lambda w: False) == []
+    assert unlisted_nouns("最后为什么不全用？", lambda w: False) == []  # 全 / 用: "use all"
     assert unlisted_nouns("哪本书里说大禹是西部羌人出身？", lambda w: False) == []
     assert unlisted_nouns("怎么把语雀上的知识库导入？", lambda w: w == "语雀") == []
 

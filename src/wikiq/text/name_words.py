@@ -100,12 +100,15 @@ def unlisted_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     """The nouns of `question` that jieba's dictionary does not list and the vault does not
     know: jieba guessed them, and a word no dictionary has is a name in all but its tag
     ("语雀", a note app; "长图", a long image). Not a guess that joins words across a
-    boundary ("建图", 建 / 图), nor a people named by its place ("羌人": the vault may write
-    羌族)."""
+    boundary ("建图", 建 / 图) or ends in a word that is no noun ("全用", 全 / 用: "use all
+    of them"), nor a people named by its place ("羌人": the vault may write 羌族)."""
     return [
         word
         for word in chinese_nouns(question, known)
-        if word_share(word) == 0.0 and word[-1] != "人" and not _joined_across_words(word)
+        if word_share(word) == 0.0
+        and word[-1] != "人"
+        and not _joined_across_words(word)
+        and tag_words(word, hmm=False)[-1][1].startswith("n")
     ]
 
 
