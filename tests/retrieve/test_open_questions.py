@@ -327,6 +327,21 @@ def test_a_statement_the_question_points_back_to_is_part_of_what_is_asked(
     assert aside.coverage["features"]["unknown_names"] == []
 
 
+def test_what_the_question_says_it_does_not_want_is_not_what_is_asked(
+    make_catalog: CatalogFactory,
+) -> None:
+    """"…instead of building a PowerPoint": the asker says what they do not want; a vault that
+    never mentions PowerPoint may still answer the rest."""
+    assert asked_about("Can I present from a note instead of building a PowerPoint, and how?") == [
+        "Can I present from a note  , and how?"
+    ]
+    r = Retriever(make_catalog(NOTES_APP))
+    aside = r.retrieve("How do I export a note as a PDF file rather than a Zotero export?")
+    assert aside.coverage["features"]["unknown_names"] == []
+    asked = r.retrieve("How do I export a note as a PDF file into Zotero?")
+    assert asked.coverage["features"]["unknown_names"] == ["Zotero"]
+
+
 def test_a_name_whose_own_clause_no_page_answers_is_what_is_asked(make_catalog: CatalogFactory) -> None:
     """The question's other clause is answered; the clause with the name ("…, or does Disqus
     add comments under it?") holds words no page has: the name is the thing asked about."""

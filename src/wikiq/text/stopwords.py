@@ -173,9 +173,18 @@ _POINTS_BACK = re.compile(
 )
 
 
+# "…present straight from a note instead of building a PowerPoint": what follows says what
+# the asker does not want, up to the next comma, conjunction or sentence end.
+_NOT_WANTED = re.compile(
+    r"\b(?:instead of|rather than)\b[^,;:.?!]*?(?=\s+(?:and|or|but|so)\b|[,;:.?!]|$)",
+    re.IGNORECASE,
+)
+
+
 def asked_about(question: str) -> list[str]:
     """The sentences that ask, each with the statement before it when it points back to it
-    ("…说智人胜过了尼安德特人。这个观点他是怎么论证的？": both); the whole question if none asks."""
+    ("…说智人胜过了尼安德特人。这个观点他是怎么论证的？": both); the whole question if none asks.
+    What a sentence says is not wanted ("instead of building a PowerPoint") is left out."""
     sentences = _sentences(question)
     kept = [
         s
@@ -183,7 +192,7 @@ def asked_about(question: str) -> list[str]:
         if _asks(s)
         or (i + 1 < len(sentences) and _asks(sentences[i + 1]) and _POINTS_BACK.match(sentences[i + 1]))
     ]
-    return kept or [question]
+    return [_NOT_WANTED.sub(" ", s) for s in kept] or [question]
 
 
 def _sentences(question: str) -> list[str]:
