@@ -27,12 +27,12 @@ from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.name_words import (
-    unlisted_nouns,
     built_in_things,
     chinese_names,
     chinese_nouns,
     name_words,
     phrase_listed_as_name,
+    unlisted_nouns,
 )
 from wikiq.text.stopwords import asked_about, asking_sentences, content_terms, question_parts
 from wikiq.vault.catalog import Catalog

@@ -175,6 +175,31 @@ def test_a_note_that_is_not_utf8_is_read_as_far_as_possible(make_vault: VaultFac
     wiki = Wiki.open(make_vault(files))
     r = wiki.search("Which quasar survives?")
     assert r.sources and r.sources[0].path == "raw/broken"
+    assert "quasar note survives" in r.sources[0].text
+
+
+def test_an_excerpt_is_the_exact_text_at_its_offsets_in_any_script(
+    make_vault: VaultFactory,
+) -> None:
+    """The excerpt is read from the note's own bytes: it must be the very characters at its
+    offsets, whatever mix of one-, three- and four-byte characters comes before it."""
+    paragraph = "批处理调度 😀 séance. " * 30
+    files = dict(FILES)
+    files["raw/mixed.md"] = f"# 混合笔记\n\n{paragraph}\n\nThe zeppelin keeps {paragraph}\n"
+    vault = make_vault(files)
+    wiki = Wiki.open(vault)
+    r = wiki.search("Which note keeps the zeppelin?")
+    text = (vault / "raw/mixed.md").read_text("utf-8")
+    found = next(s for s in r.sources if s.path == "raw/mixed")
+    assert "zeppelin" in found.text and found.text == text[found.start : found.end]
+    # Edited after it was indexed: its offsets no longer hold, so no stale slice is shown.
+    notes = wiki.retriever.notes
+    assert notes is not None
+    index = notes.index
+    chunk = int(np.nonzero(index.chunk_note == index.by_path["raw/mixed"])[0][-1])
+    assert index.excerpt(chunk)
+    (vault / "raw/mixed.md").write_text("zeppelin " + text, "utf-8")
+    assert index.excerpt(chunk) == ""
 
 
 def test_eval_reports_note_level_source_recall(vault: Path, tmp_path: Path) -> None:

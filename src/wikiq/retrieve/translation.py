@@ -15,6 +15,8 @@ content word becomes a group of the vault's Chinese words that translate it ("se
 
 from __future__ import annotations
 
+from itertools import islice
+
 from wikiq.retrieve.body import BodyIndex
 from wikiq.text.glossary import EnglishChinese, Glossary
 from wikiq.text.scripts import has_han
@@ -54,7 +56,9 @@ def english_groups(
     groups: list[list[str]] = []
     for term in dict.fromkeys(content_terms(terms)):
         group = [term] if term in index.term_ids else []
-        group += [w for w in inverse.words(term) if w in index.term_ids][:MAX_WORDS]
+        # The first MAX_WORDS the vault holds, best first: a common English word has a
+        # hundred Chinese words or more, and looking each up costs more than the search.
+        group += islice((w for w in inverse.words(term) if w in index.term_ids), MAX_WORDS)
         if group:
             groups.append(list(dict.fromkeys(group)))
     return groups

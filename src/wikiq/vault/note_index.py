@@ -8,8 +8,9 @@ cache without reading a note; an edited note re-reads that one file. Text is rea
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from wikiq.vault.store import Strings
 from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
 
 # Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
-NOTES_FORMAT = 5
+NOTES_FORMAT = 6
 # Characters per chunk: about a paragraph or two, the size the source-question baseline used
 # (bench/README: 800-character paragraph chunks); a passage that answers one detail.
 NOTE_CHUNK_BUDGET = 800
@@ -54,6 +55,10 @@ class NoteIndex:
     chunk_note: np.ndarray  # note number of each chunk
     chunk_start: np.ndarray  # character offsets in the note's text
     chunk_end: np.ndarray
+    # The same offsets in the file's bytes, so an excerpt reads its own bytes and not the
+    # whole note (-1: the file is not clean UTF-8, the note is read whole and decoded).
+    byte_start: np.ndarray
+    byte_end: np.ndarray
     terms: TermIndex
     links: dict[str, tuple[str, ...]]  # note path -> pages that link to it
     files_read: int = 0
@@ -81,9 +86,22 @@ class NoteIndex:
         return raw.decode("utf-8", errors="replace")
 
     def excerpt(self, chunk: int) -> str:
-        """A chunk's exact text, read from the note now."""
-        text = self.read_text(int(self.chunk_note[chunk]))
-        return text[int(self.chunk_start[chunk]) : int(self.chunk_end[chunk])]
+        """A chunk's exact text, read from the note now ("" if the note vanished or changed
+        since it was indexed): only its own bytes when the index knows where they are."""
+        start, end = int(self.byte_start[chunk]), int(self.byte_end[chunk])
+        if start < 0:
+            text = self.read_text(int(self.chunk_note[chunk]))
+            return text[int(self.chunk_start[chunk]) : int(self.chunk_end[chunk])]
+        n = self.notes[int(self.chunk_note[chunk])]
+        try:
+            # os.path, not pathlib: an excerpt is a few microseconds, a Path join ten.
+            with open(os.path.join(self.vault, f"{n.path}.md"), "rb") as f:
+                if os.fstat(f.fileno()).st_size != n.size:
+                    return ""  # edited since: offsets no longer hold
+                f.seek(start)
+                return f.read(end - start).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
 
 
 def open_note_index(
@@ -147,6 +165,8 @@ def _build(catalog: Catalog, scan: NoteScan, old: NoteIndex | None) -> NoteIndex
     chunk_note: list[int] = []
     starts: list[int] = []
     ends: list[int] = []
+    byte_starts: list[int] = []
+    byte_ends: list[int] = []
     read = 0
     for file, st in scan.files.items():
         path = file[:-3]
@@ -159,15 +179,19 @@ def _build(catalog: Catalog, scan: NoteScan, old: NoteIndex | None) -> NoteIndex
                     chunk_note.append(len(notes))
                     starts.append(int(old.chunk_start[c]))
                     ends.append(int(old.chunk_end[c]))
+                    byte_starts.append(int(old.byte_start[c]))
+                    byte_ends.append(int(old.byte_end[c]))
                 notes.append(kept)
                 continue
         note, chunks = _read_note(vault, file, st)
         read += 1
-        for start, end, counts in chunks:
+        for start, end, byte_start, byte_end, counts in chunks:
             rows.append(counts)
             chunk_note.append(len(notes))
             starts.append(start)
             ends.append(end)
+            byte_starts.append(byte_start)
+            byte_ends.append(byte_end)
         notes.append(note)
     terms = build_term_index(rows, old.terms if old else None, vocab)
     index = NoteIndex(
@@ -176,6 +200,8 @@ def _build(catalog: Catalog, scan: NoteScan, old: NoteIndex | None) -> NoteIndex
         np.asarray(chunk_note, dtype=np.int32),
         np.asarray(starts, dtype=np.int64),
         np.asarray(ends, dtype=np.int64),
+        np.asarray(byte_starts, dtype=np.int64),
+        np.asarray(byte_ends, dtype=np.int64),
         terms,
         {},
         files_read=read,
@@ -187,7 +213,7 @@ def _build(catalog: Catalog, scan: NoteScan, old: NoteIndex | None) -> NoteIndex
 
 def _read_note(
     vault: Path, file: str, st: FileStat
-) -> tuple[Note, list[tuple[int, int, dict[str, int]]]]:
+) -> tuple[Note, list[tuple[int, int, int, int, dict[str, int]]]]:
     """A note's title and chunks; an unreadable note is kept with its problem and no chunks."""
     from wikiq.vault.chunking import chunk_page  # reading notes only: not a warm open
 
@@ -199,15 +225,32 @@ def _read_note(
         return Note(path, name, st.size, st.mtime_ns, f"could not be read: {err.strerror}"), []
     parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
     text = raw.decode("utf-8", errors="replace")
+    in_bytes = _byte_offsets(text, raw)
     chunks = []
     for chunk in chunk_page(text, budget=NOTE_CHUNK_BUDGET, overlap=NOTE_CHUNK_OVERLAP):
         # The note's title is part of every chunk's evidence: a chunk deep in "Orca (OSDI
         # 2022)" rarely repeats "Orca", and questions name the paper.
         counts = count_terms(f"{parsed.page.title}\n{chunk.text}")
         if counts:
-            chunks.append((chunk.start, chunk.end, counts))
+            chunks.append((chunk.start, chunk.end, in_bytes(chunk.start), in_bytes(chunk.end), counts))
     note = Note(path, parsed.page.title, st.size, st.mtime_ns, parsed.page.problem or "")
     return note, chunks
+
+
+def _byte_offsets(text: str, raw: bytes) -> Callable[[int], int]:
+    """Character offset in `text` -> byte offset in `raw`, which it was decoded from; always
+    -1 when `raw` is not clean UTF-8 (its decoded text would not map back byte for byte)."""
+    if text.isascii():
+        return lambda offset: offset
+    if "\ufffd" in text and text.encode("utf-8") != raw:
+        return lambda offset: -1
+    # Byte offset of every character start, so a lookup is one index: each code point's
+    # UTF-8 length from its value, summed (a note is read once per change).
+    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    sizes = 1 + (points >= 0x80).astype(np.int64) + (points >= 0x800) + (points >= 0x10000)
+    starts = np.zeros(len(text) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    return lambda offset: int(starts[offset])
 
 
 def _save(path: Path, key: list[object], index: NoteIndex, catalog_built: float) -> None:
@@ -221,6 +264,8 @@ def _save(path: Path, key: list[object], index: NoteIndex, catalog_built: float)
             "chunk_note": index.chunk_note,
             "chunk_start": index.chunk_start,
             "chunk_end": index.chunk_end,
+            "byte_start": index.byte_start,
+            "byte_end": index.byte_end,
             "vocab": index.terms.vocab,
             "matrix": m,
             # Kept by term too, so a search's BM25 over notes never transposes on open, and
@@ -248,6 +293,8 @@ def _unpack(data: dict[str, Any]) -> NoteIndex | None:
             np.asarray(data["chunk_note"]),
             np.asarray(data["chunk_start"]),
             np.asarray(data["chunk_end"]),
+            np.asarray(data["byte_start"]),
+            np.asarray(data["byte_end"]),
             _terms(
                 data["vocab"],
                 data["matrix"],
@@ -280,12 +327,5 @@ def _terms(
 
 
 def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:
-    """The exact text of several chunks, each note read once."""
-    texts: dict[int, str] = {}
-    out = []
-    for c in chunks:
-        n = int(index.chunk_note[c])
-        if n not in texts:
-            texts[n] = index.read_text(n)
-        out.append(texts[n][int(index.chunk_start[c]) : int(index.chunk_end[c])])
-    return out
+    """The exact text of several chunks (one chunk per note: the best of each)."""
+    return [index.excerpt(c) for c in chunks]
