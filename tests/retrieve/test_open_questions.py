@@ -384,6 +384,8 @@ def test_a_chinese_name_no_page_mentions_is_not_covered_but_a_place_in_something
     assert chinese_names("一行行加太累了", lambda w: False) == []
     assert chinese_names("面具要是戴久了会怎样", lambda w: False) == []
     assert chinese_names("伍子胥逃往吴国时过昭关", lambda w: False)[-1] == "昭关"
+    # A count is no name either: "分给多张卡" (张 / 卡, "several cards").
+    assert chinese_names("把序列切成几段分给多张卡", lambda w: False) == []
     assert "上建" not in chinese_names("在十亿级数据上建索引", lambda w: False)  # 上 / 建
     # The dictionary lists a few such phrases as rare names ("越往后", 3 in 60 million words:
     # 越 / 往后); rare names that start with a word stay names (青苗法: 青苗 / 法).
@@ -518,6 +520,10 @@ def test_a_noun_no_dictionary_lists_is_a_name() -> None:
     assert unlisted_nouns("最后为什么不全用？", lambda w: False) == []  # 全 / 用: "use all"
     assert unlisted_nouns("哪本书里说大禹是西部羌人出身？", lambda w: False) == []
     assert unlisted_nouns("怎么把语雀上的知识库导入？", lambda w: w == "语雀") == []
+    # Nor a guess with grammar inside ("键和值": keys and values), nor one that took the first
+    # character of the word before it ("在建好图之后": 建好 is the word, 图 the noun).
+    assert unlisted_nouns("然后键和值的分块在卡之间传下去", lambda w: False) == []
+    assert unlisted_nouns("能不能在建好图之后调整顺序？", lambda w: False) == []
 
 
 def test_a_question_about_an_app_no_page_mentions_is_not_covered(make_catalog: CatalogFactory) -> None:

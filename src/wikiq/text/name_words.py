@@ -93,15 +93,36 @@ def _joined_across_words(word: str) -> bool:
     its dictionary has no such word, and the first of the words it comes apart into is
     grammar, not a name ("昭关" comes apart as 昭 (a name) / 关 and stays a name)."""
     pieces = tag_words(word, hmm=False)
-    return len(pieces) > 1 and pieces[0][1] in _NOT_A_NAME_START
+    if len(pieces) <= 1:
+        return False
+    first = pieces[0][1]
+    # Also: a count ("多张卡": 张 / 卡, "two cards"), or grammar inside ("键和值": 键 / 和 / 值,
+    # "keys and values").
+    return (
+        first in _NOT_A_NAME_START
+        or first in _COUNTING
+        or any(tag in _GRAMMAR_INSIDE for _, tag in pieces[1:])
+    )
+
+
+# A measure word or a numeral: what starts a count, not a name.
+_COUNTING = frozenset({"q", "m"})
+# Conjunctions, particles and prepositions: no name holds one between its parts.
+_GRAMMAR_INSIDE = frozenset({"c", "p", "u", "uj", "ul", "uz", "ug", "uv", "ud"})
 
 
 def unlisted_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     """The nouns of `question` that jieba's dictionary does not list and the vault does not
     know: jieba guessed them, and a word no dictionary has is a name in all but its tag
     ("语雀", a note app; "长图", a long image). Not a guess that joins words across a
-    boundary ("建图", 建 / 图) or ends in a word that is no noun ("全用", 全 / 用: "use all
-    of them"), nor a people named by its place ("羌人": the vault may write 羌族)."""
+    boundary ("建图", 建 / 图; "键和值") or ends in a word that is no noun ("全用", 全 / 用: "use
+    all of them"), one that took a character from the word before it ("建好图": 好图), nor a
+    people named by its place ("羌人": the vault may write 羌族)."""
+    before: dict[str, str] = {}  # the word jieba cut just before each word
+    previous = ""
+    for word, _ in tag_words(question):
+        before.setdefault(word, previous)
+        previous = word
     return [
         word
         for word in chinese_nouns(question, known)
@@ -109,7 +130,17 @@ def unlisted_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
         and word[-1] != "人"
         and not _joined_across_words(word)
         and tag_words(word, hmm=False)[-1][1].startswith("n")
+        and not _first_character_taken(word, before.get(word, ""))
     ]
+
+
+def _first_character_taken(word: str, previous: str) -> bool:
+    """Whether the word before a guessed one, with the guess's first character, is a word of
+    the dictionary: "在建好图之后" is 在建 / 好图, but 建好 ("built") is the word and 图 the noun.
+    A guess that took a character from its neighbour is no name."""
+    if not previous or not all_han(previous[-1]):
+        return False
+    return bool(word_share(previous[-1] + word[0]))
 
 
 def phrase_listed_as_name(word: str) -> bool:
