@@ -34,7 +34,13 @@ from wikiq.text.name_words import (
     phrase_listed_as_name,
     unlisted_nouns,
 )
-from wikiq.text.stopwords import asked_about, asking_sentences, content_terms, question_parts
+from wikiq.text.stopwords import (
+    asked_about,
+    asking_sentences,
+    content_terms,
+    question_parts,
+    without_unwanted,
+)
 from wikiq.vault.catalog import Catalog
 
 # --- reciprocal rank fusion --------------------------------------------------------------------
@@ -335,6 +341,9 @@ def test_what_the_question_says_it_does_not_want_is_not_what_is_asked(
     assert asked_about("Can I present from a note instead of building a PowerPoint, and how?") == [
         "Can I present from a note  , and how?"
     ]
+    # "不想换整套皮肤，只想…": the skin is what the asker does not want; "要不要" asks.
+    assert without_unwanted("不想换整套皮肤，只想改标题颜色") == " ，只想改标题颜色"
+    assert without_unwanted("要不要重新训练模型？") == "要不要重新训练模型？"
     r = Retriever(make_catalog(NOTES_APP))
     aside = r.retrieve("How do I export a note as a PDF file rather than a Zotero export?")
     assert aside.coverage["features"]["unknown_names"] == []
@@ -544,6 +553,16 @@ def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
     kept = r.retrieve("模板插件可以把预先写好的文字插入笔记吗？有什么窍门")
     assert kept.coverage["features"]["unknown_nouns"] == ["窍门"]
     assert kept.covered != "no" and kept.results[0].path == "核心插件/模板"
+
+
+def test_a_thing_the_question_says_it_does_not_want_is_not_looked_for(
+    make_catalog: CatalogFactory,
+) -> None:
+    r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
+    asked = r.retrieve("模板插件里有番茄钟吗？")
+    assert "番茄" in asked.coverage["features"]["unknown_nouns"]
+    aside = r.retrieve("不想用番茄钟，模板插件能把日期和时间写入笔记吗？")
+    assert aside.coverage["features"]["unknown_nouns"] == []
 
 
 def test_a_word_too_rare_for_the_vaults_size_is_no_evidence(make_catalog: CatalogFactory) -> None:

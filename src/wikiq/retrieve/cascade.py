@@ -65,7 +65,7 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.stopwords import asked_about, content_terms, question_parts
+from wikiq.text.stopwords import asked_about, content_terms, question_parts, without_unwanted
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.page import Page
@@ -386,10 +386,11 @@ class Retriever:
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The things the question asks about that no page or source note holds (its Chinese
-        common nouns a vault this size would use, and what it asks to have built in)."""
+        common nouns a vault this size would use, and what it asks to have built in), except
+        what it says it does not want ("不想换整套皮肤": the skin is not what is asked)."""
         if not self.settings.unknown_name_rule:
             return ()
-        return self._missing_words().nouns(question, self.notes)
+        return self._missing_words().nouns(without_unwanted(question), self.notes)
 
     def _missing_words(self) -> MissingWords:
         if self._missing is None:

@@ -173,12 +173,20 @@ _POINTS_BACK = re.compile(
 )
 
 
-# "…present straight from a note instead of building a PowerPoint": what follows says what
-# the asker does not want, up to the next comma, conjunction or sentence end.
+# "…present straight from a note instead of building a PowerPoint", "不想换整套皮肤，只想…":
+# what follows says what the asker does not want, up to the next comma, conjunction or
+# sentence end. Not "要不要" ("whether to"), which asks; not "而不是", whose object runs on
+# into the clause that asks ("按意思相近而不是按键值相等把两张表连起来").
 _NOT_WANTED = re.compile(
-    r"\b(?:instead of|rather than)\b[^,;:.?!]*?(?=\s+(?:and|or|but|so)\b|[,;:.?!]|$)",
+    r"\b(?:instead of|rather than)\b[^,;:.?!]*?(?=\s+(?:and|or|but|so)\b|[,;:.?!]|$)"
+    r"|(?:不想|(?<!要)不要|不用)[^，,。？?！!；;：:]*",
     re.IGNORECASE,
 )
+
+
+def without_unwanted(text: str) -> str:
+    """`text` without what it says the asker does not want (see _NOT_WANTED)."""
+    return _NOT_WANTED.sub(" ", text)
 
 
 def asked_about(question: str) -> list[str]:
@@ -192,7 +200,7 @@ def asked_about(question: str) -> list[str]:
         if _asks(s)
         or (i + 1 < len(sentences) and _asks(sentences[i + 1]) and _POINTS_BACK.match(sentences[i + 1]))
     ]
-    return [_NOT_WANTED.sub(" ", s) for s in kept] or [question]
+    return [without_unwanted(s) for s in kept] or [question]
 
 
 def _sentences(question: str) -> list[str]:
