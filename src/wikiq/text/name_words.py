@@ -162,8 +162,9 @@ RARE_ENTRY = 1e-7
 
 # A common noun that ends or starts with one of these is jieba cutting across a word boundary
 # ("树能" in "文件树能不能", "版会" in "电脑版会", "时用" in "写回时用"), not a thing the
-# question is about.
-_FUNCTION_CHARS = frozenset("能会要可想让把被给和与或及的了着过在是有就都也还再又只很太最上里中下来去时")
+# question is about. 个, the commonest measure word, starts a count or a size ("分箱个数",
+# "翻了个个儿"), not a thing either.
+_FUNCTION_CHARS = frozenset("能会要可想让把被给和与或及的了着过在是有就都也还再又只很太最上里中下来去时个")
 # Phrases jieba may tag a noun, not things: one and a doubled measure word, "one by one"
 # ("一行行加太累了"); a determiner and a measure word ("每档多少钱", "那档", "这招"); a verb,
 # 个 and its object ("排个序", "洗个澡").
