@@ -517,7 +517,8 @@ def test_chinese_nouns_are_things_not_words_jieba_cut_across() -> None:
     assert chinese_nouns("分几档、每档多少钱？先买最便宜那档", lambda w: False) == []
     assert chinese_nouns("最后还按从多到少排个序", lambda w: False) == []
     # 个 starts a count or a size ("分箱个数", the number of bins), not a thing.
-    assert chinese_nouns("最后还按分箱个数从多到少排序", lambda w: False) == []
+    counted = chinese_nouns("最后还按分箱个数从多到少排序", lambda w: False)
+    assert "分箱" in counted and "个数" not in counted
 
 
 def test_a_noun_no_dictionary_lists_is_a_name() -> None:
