@@ -61,6 +61,9 @@ FRESH5_SETS = _later_set("fresh5", "natural5")
 FRESH6_SETS = _later_set("fresh6", "natural6")
 # bench/natural7 (same evening): two more writers, run once against the day's last rules.
 FRESH7_SETS = _later_set("fresh7", "natural7")
+# bench/natural8 (2026-12-06): two more writers, run once against the rules of 2026-12-05
+# 23:40-00:00; its refusals then showed the guessed-word and not-wanted rules, fixed in general.
+FRESH8_SETS = _later_set("fresh8", "natural8")
 ALL_SETS: dict[str, tuple[Path, Path]] = {
     **DEV_SETS,
     **NATURAL_SETS,
@@ -70,4 +73,5 @@ ALL_SETS: dict[str, tuple[Path, Path]] = {
     **FRESH5_SETS,
     **FRESH6_SETS,
     **FRESH7_SETS,
+    **FRESH8_SETS,
 }

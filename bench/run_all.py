@@ -38,6 +38,7 @@ from devsets import (  # noqa: E402
     FRESH5_SETS,
     FRESH6_SETS,
     FRESH7_SETS,
+    FRESH8_SETS,
     FRESH_SETS,
     NATURAL_SETS,
 )
@@ -266,6 +267,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
         **FRESH5_SETS,
         **FRESH6_SETS,
         **FRESH7_SETS,
+        **FRESH8_SETS,
     }
     sets = {n: d for n, d in result["sets"].items() if n in natural}
     if not sets:
@@ -304,7 +306,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             best = max(c.get(kind) or 0.0 for c in channels)
             if (full[kind] or 0.0) < best - GUARD_MARGIN:
                 failures.append(f"{name} {kind}: full {full[kind]:.3f} < {best:.3f}")
-    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
+    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"):
         cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.startswith(group + " ")}
         if cols:
             lines += [
