@@ -122,6 +122,8 @@ def unlisted_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     previous = ""
     for word, _ in tag_words(question):
         before.setdefault(word, previous)
+        if len(word) >= 3 and word[-1] in _LOCATIVE:  # chinese_nouns gives it without
+            before.setdefault(word[:-1], previous)
         previous = word
     return [
         word
