@@ -22,6 +22,7 @@ from wikiq.retrieve.coverage import (
     coverage_probability,
     decide_coverage,
 )
+from wikiq.retrieve.missing_words import MissingWords
 from wikiq.retrieve.names import without_disambiguator
 from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
@@ -281,6 +282,34 @@ def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: C
     assert asked.covered == "no" and asked.pure_llm
     assert "'Zotero'" in asked.coverage["reason"]
     assert asked.results and asked.results[0].path == "plugins/export"  # still the closest pages
+
+
+def test_a_name_one_page_mentions_in_passing_away_from_the_question_counts_as_unknown(
+    make_catalog: CatalogFactory,
+) -> None:
+    """"Zotero" is on the credits page only: when that page is not among those that match the
+    rest of the question, the vault mentions the name in passing and does not cover it."""
+    vault = {
+        **NOTES_APP,
+        "about/credits": page("Credits", "Thanks to the Zotero, Pandoc and Mermaid teams."),
+    }
+    catalog = make_catalog(vault)
+    r = Retriever(catalog)
+    words = MissingWords(r.indexes.text, lambda: None)
+    credits = catalog.by_path["about/credits"]
+    question = "Can I insert citations from Zotero?"
+    assert words.passing(question, question, near=set()) == ("Zotero",)
+    assert words.passing(question, question, near={credits}) == ()  # the page matches the rest
+    assert words.passing(question, "Can I insert citations?", near=set()) == ()  # not asked
+    # A name more than one page holds is no passing mention.
+    both = make_catalog({**vault, "plugins/cite": page("Citations", "Zotero keys in a note.")})
+    again = MissingWords(Retriever(both).indexes.text, lambda: None)
+    assert again.passing(question, question, near=set()) == ()
+    # Weighed as an unknown name, with a reason that says what is true.
+    doubtful = _features(text_coverage=0.3, text_best3=0.3, known=0.8, text_gap=0.3)
+    ruled = decide_coverage(replace(doubtful, passing_names=("Zotero",)))
+    assert ruled.covered == "no" and "'Zotero'" in ruled.reason and "one page only" in ruled.reason
+    assert name_words("Is it OK to symlink the folder?") == []  # "OK" is an everyday word
 
 
 def test_a_name_no_page_mentions_beside_words_a_page_answers_leaves_the_question_uncertain(

@@ -219,16 +219,22 @@ class BodyIndex:
     def pages_share_all(self, terms: Sequence[str]) -> float:
         """The share of pages containing every one of `terms` (1.0 for no terms: a name made
         only of stop-words is no evidence)."""
-        unique = list(dict.fromkeys(terms))
-        if not unique or self.n_docs == 0:
+        if not terms or self.n_docs == 0:
             return 1.0
+        return len(self.pages_holding_all(terms)) / self.n_docs
+
+    def pages_holding_all(self, terms: Sequence[str]) -> np.ndarray:
+        """The pages whose text contains every one of `terms` (none for no terms)."""
+        unique = list(dict.fromkeys(terms))
+        if not unique:
+            return np.empty(0, dtype=np.int64)
         postings = sorted((self.pages_with(t) for t in unique), key=len)
         common = postings[0]
         for other in postings[1:]:
             if len(common) == 0:
                 break
             common = np.intersect1d(common, other, assume_unique=True)
-        return len(common) / self.n_docs
+        return common
 
     def pages_with(self, term: str) -> np.ndarray:
         """The pages whose text contains `term` (its postings)."""

@@ -36,6 +36,10 @@ class CoverageFeatures:
     # A word the question writes as a name ("DeepSpeed", "ICDs") that no page mentions: a
     # rule below, not a weight, and like the nouns it settles only doubtful questions.
     unknown_names: tuple[str, ...] = ()
+    # A name the question asks about that one page mentions in passing: no other page holds
+    # it, and that page is not among the ten that best match the question's words ("斯坦福" in
+    # a vault whose one mention is a footnote on a philosopher). Weighed as an unknown name.
+    passing_names: tuple[str, ...] = ()
     # The things the question asks about that no page mentions: Chinese common nouns ("番茄"
     # in "有没有自带番茄钟", "签证") and what an English question asks to have built in
     # ("pomodoro" in "a built-in pomodoro timer"). A rule below, not a weight.
@@ -54,6 +58,7 @@ class CoverageFeatures:
             k: round(v, 4) for k, v in asdict(self).items() if isinstance(v, float)
         }
         out["unknown_names"] = list(self.unknown_names)
+        out["passing_names"] = list(self.passing_names)
         out["unknown_nouns"] = list(self.unknown_nouns)
         return out
 
@@ -64,6 +69,7 @@ class CoverageFeatures:
         return cls(
             **{k: float(v) for k, v in data.items() if k in floats},
             unknown_names=tuple(data.get("unknown_names", ())),
+            passing_names=tuple(data.get("passing_names", ())),
             unknown_nouns=tuple(data.get("unknown_nouns", ())),
         )
 
@@ -186,11 +192,11 @@ def decide_coverage(
     ruled = not_covered_by_rule(features, p)
     if ruled is not None:
         return Coverage("no", p, features, ruled)
-    if p >= NAME_RULE_BELOW and features.unknown_names and features.foreign < FOREIGN:
+    if p >= NAME_RULE_BELOW and _asked_names(features) and features.foreign < FOREIGN:
         if features.name_context < NAME_CONTEXT:
-            return Coverage("no", p, features, _unknown_name_reason(features.unknown_names))
+            return Coverage("no", p, features, _unknown_name_reason(features))
         # The words are answered, a name is not: the pages may cover all but that detail.
-        return Coverage("uncertain", p, features, _side_name_reason(features.unknown_names))
+        return Coverage("uncertain", p, features, _side_name_reason(features))
     kept = _kept_uncertain(features)
     cut = NOT_COVERED
     if NOT_COVERED <= p < FLOOR_MAX and kept is None:
@@ -227,7 +233,7 @@ def wants_name_context(coverage: Coverage) -> bool:
     f = coverage.features
     return (
         coverage.covered == "uncertain"
-        and bool(f.unknown_names)
+        and bool(_asked_names(f))
         and f.foreign < FOREIGN
         and coverage.probability >= NAME_RULE_BELOW
         and f.name_context == NOT_WORKED_OUT["name_context"]
@@ -251,10 +257,11 @@ def not_covered_by_rule(
     """Why a rule, whatever the cut, judges the question not covered (None when none does);
     `p` is the model's probability and `covered` its upper cut (bench/fit_coverage.py passes
     the ones it is fitting)."""
-    if features.unknown_names and features.foreign < FOREIGN and p < NAME_RULE_BELOW:
-        # The question is about something the vault never names; in another language the
-        # vault may name it differently ("Tibetan" in a vault that writes 藏族).
-        return _unknown_name_reason(features.unknown_names)
+    if _asked_names(features) and features.foreign < FOREIGN and p < NAME_RULE_BELOW:
+        # The question is about something the vault never names (or names only in passing,
+        # away from the rest of the question); in another language the vault may name it
+        # differently ("Tibetan" in a vault that writes 藏族).
+        return _unknown_name_reason(features)
     if (
         features.unknown_nouns
         and features.foreign < NATIVE
@@ -289,19 +296,35 @@ def _part_reason(f: CoverageFeatures) -> str:
     )
 
 
-def _unknown_name_reason(names: tuple[str, ...]) -> str:
-    quoted = ", ".join(f"'{n}'" for n in names[:3])
-    return f"no page mentions {quoted}, which the question asks about"
+def _asked_names(f: CoverageFeatures) -> tuple[str, ...]:
+    """The names the question asks about that no page mentions, or one only in passing."""
+    return f.unknown_names + f.passing_names
 
 
-def _side_name_reason(names: tuple[str, ...]) -> str:
-    quoted = ", ".join(f"'{n}'" for n in names[:3])
-    return f"the pages match the question's words, but none mentions {quoted}"
+def _quoted(names: tuple[str, ...]) -> str:
+    return ", ".join(f"'{n}'" for n in names[:3])
+
+
+def _unknown_name_reason(f: CoverageFeatures) -> str:
+    if f.unknown_names:
+        return f"no page mentions {_quoted(f.unknown_names)}, which the question asks about"
+    return (
+        f"{_quoted(f.passing_names)}, which the question asks about, is mentioned on one page "
+        "only, and that page does not match the rest of the question"
+    )
+
+
+def _side_name_reason(f: CoverageFeatures) -> str:
+    if f.unknown_names:
+        return f"the pages match the question's words, but none mentions {_quoted(f.unknown_names)}"
+    return (
+        f"the pages match the question's words, but {_quoted(f.passing_names)} is mentioned "
+        "only on one page that does not"
+    )
 
 
 def _unknown_noun_reason(nouns: tuple[str, ...]) -> str:
-    quoted = ", ".join(f"'{n}'" for n in nouns[:3])
-    return f"no page mentions {quoted}, and the question's other words match little"
+    return f"no page mentions {_quoted(nouns)}, and the question's other words match little"
 
 
 def _reason(label: Covered, f: CoverageFeatures) -> str:

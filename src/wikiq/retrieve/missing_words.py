@@ -12,7 +12,7 @@ this size to be expected to use (coverage.NOUN_EXPECTED).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from wikiq.retrieve.coverage import NOUN_EXPECTED
@@ -59,6 +59,21 @@ class MissingWords:
             and not self._common_word(word)
             and not (has_han(word) and phrase_listed_as_name(word))
         )
+
+    def passing(self, question: str, asked: str, near: Collection[int]) -> tuple[str, ...]:
+        """The words the question writes as names, of those in `asked`, that the vault
+        mentions only in passing: one page holds the whole name, and it is not one of `near`
+        (the pages that best match the question's words). A name the vault is about is on
+        the pages that match the rest of the question, or on more than one page."""
+        chinese = chinese_names(question, self.on_a_page)
+        out: list[str] = []
+        for word in [*name_words(question), *chinese]:
+            if word in out or word not in asked or not self.on_a_page(word):
+                continue
+            holders = self._text.pages_holding_all(match_terms(word))
+            if len(holders) == 1 and holders[0] not in near and not self._common_word(word):
+                out.append(word)
+        return tuple(out)
 
     def nouns(self, question: str, notes: NoteSearch | None) -> tuple[str, ...]:
         """The things the question asks about that no page, and no source note, holds (a

@@ -34,14 +34,18 @@ _LOCATIVE = frozenset("里上中内外下")
 _LOCATIVE_FIRST = frozenset("里内")
 
 
+# Words written in capitals that are everyday words, not names ("Is it OK to symlink…").
+_EVERYDAY_CAPITALS = frozenset({"I", "OK"})
+
+
 def name_words(question: str) -> list[str]:
     """The words of `question` written as names, in order: an acronym ("ICDs", "BM25"), a word
     with a capital inside ("DeepSpeed", "IVFFlat"), or a capitalised word that does not begin
-    a sentence ("Zotero" in "can I hook Zotero up"). "I" is not a name."""
+    a sentence ("Zotero" in "can I hook Zotero up"). "I" and "OK" are not names."""
     out: list[str] = []
     for m in _WORD.finditer(question):
         word = m.group(0)
-        if word == "I" or not any(c.isupper() for c in word):
+        if word in _EVERYDAY_CAPITALS or not any(c.isupper() for c in word):
             continue
         if m.start() and question[m.start() - 1].isdigit():
             # Letters after a number: a unit or a part of one token ("4KB", "70B", "1Q84"),
