@@ -298,13 +298,19 @@ def test_a_name_one_page_mentions_in_passing_away_from_the_question_counts_as_un
     words = MissingWords(r.indexes.text, lambda: None)
     credits = catalog.by_path["about/credits"]
     question = "Can I insert citations from Zotero?"
-    assert words.passing(question, question, near=set()) == ("Zotero",)
-    assert words.passing(question, question, near={credits}) == ()  # the page matches the rest
-    assert words.passing(question, "Can I insert citations?", near=set()) == ()  # not asked
+    assert words.passing(question, question, lambda name: set()) == ("Zotero",)
+    # …not when the page matches the rest of the question, nor when the name is not asked.
+    assert words.passing(question, question, lambda name: {credits}) == ()
+    assert words.passing(question, "Can I insert citations?", lambda name: set()) == ()
     # A name more than one page holds is no passing mention.
     both = make_catalog({**vault, "plugins/cite": page("Citations", "Zotero keys in a note.")})
     again = MissingWords(Retriever(both).indexes.text, lambda: None)
-    assert again.passing(question, question, near=set()) == ()
+    assert again.passing(question, question, lambda name: set()) == ()
+    # The whole cascade: the credits page ranks first for the name, not for the rest.
+    asked = r.retrieve("Can I insert a template from Zotero into a note?")
+    assert asked.coverage["features"]["passing_names"] == ["Zotero"]
+    kept = r.retrieve("Which teams does the vault thank in its credits, Zotero among them?")
+    assert kept.coverage["features"]["passing_names"] == []
     # Weighed as an unknown name, with a reason that says what is true.
     doubtful = _features(text_coverage=0.3, text_best3=0.3, known=0.8, text_gap=0.3)
     ruled = decide_coverage(replace(doubtful, passing_names=("Zotero",)))

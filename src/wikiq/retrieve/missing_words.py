@@ -60,18 +60,20 @@ class MissingWords:
             and not (has_han(word) and phrase_listed_as_name(word))
         )
 
-    def passing(self, question: str, asked: str, near: Collection[int]) -> tuple[str, ...]:
+    def passing(
+        self, question: str, asked: str, near: Callable[[str], Collection[int]]
+    ) -> tuple[str, ...]:
         """The words the question writes as names, of those in `asked`, that the vault
-        mentions only in passing: one page holds the whole name, and it is not one of `near`
-        (the pages that best match the question's words). A name the vault is about is on
-        the pages that match the rest of the question, or on more than one page."""
+        mentions only in passing: one page holds the whole name, and it is not one of
+        `near(name)` (the pages that best match the rest of the question). A name the vault
+        is about is on the pages that match the rest of the question, or on more than one."""
         chinese = chinese_names(question, self.on_a_page)
         out: list[str] = []
         for word in [*name_words(question), *chinese]:
             if word in out or word not in asked or not self.on_a_page(word):
                 continue
             holders = self._text.pages_holding_all(match_terms(word))
-            if len(holders) == 1 and holders[0] not in near and not self._common_word(word):
+            if len(holders) == 1 and not self._common_word(word) and holders[0] not in near(word):
                 out.append(word)
         return tuple(out)
 
