@@ -31,6 +31,7 @@ from wikiq.text.name_words import (
     built_in_things,
     chinese_names,
     chinese_nouns,
+    name_phrases,
     name_words,
     phrase_listed_as_name,
     unlisted_nouns,
@@ -282,6 +283,26 @@ def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: C
     assert asked.covered == "no" and asked.pure_llm
     assert "'Zotero'" in asked.coverage["reason"]
     assert asked.results and asked.results[0].path == "plugins/export"  # still the closest pages
+
+
+def test_names_written_one_after_the_other_are_one_name(make_catalog: CatalogFactory) -> None:
+    """"Apple Watch": a vault may hold "Apple" and "watch" on different pages and never the
+    watch; the two words are one name, mentioned only where both are."""
+    assert name_phrases("Is there an Obsidian app for Apple Watch? Or Google Analytics?") == [
+        "Apple Watch",
+        "Google Analytics",
+    ]
+    assert name_phrases("Does Obsidian export to PDF?") == []  # one name alone
+    vault = {
+        **NOTES_APP,
+        "import/apple": page("Import from Apple Notes", "Export your Apple notes first."),
+        "embed/video": page("Embed videos", "Paste a link such as youtube.com/watch?v=1."),
+    }
+    r = Retriever(make_catalog(vault))
+    asked = r.retrieve("Is there an app for the Apple Watch to take notes?")
+    assert asked.coverage["features"]["unknown_names"] == ["Apple Watch"]
+    held = r.retrieve("How do I import Apple Notes into a note?")
+    assert "Apple Notes" not in held.coverage["features"]["unknown_names"]
 
 
 def test_a_name_one_page_mentions_in_passing_away_from_the_question_counts_as_unknown(

@@ -20,6 +20,7 @@ from wikiq.text.name_words import (
     built_in_things,
     chinese_names,
     chinese_nouns,
+    name_phrases,
     name_words,
     phrase_listed_as_name,
     unlisted_nouns,
@@ -50,11 +51,11 @@ class MissingWords:
         chinese += [w for w in unlisted_nouns(question, self.on_a_page) if w not in chinese]
         return tuple(
             word
-            for word in [*name_words(question), *chinese]
+            for word in [*name_words(question), *name_phrases(question), *chinese]
             # In this order: the glossary and the dictionary's counts are read only for a
             # name the question asks about that no page mentions.
             if word in asked
-            and not self.on_a_page(word)
+            and not self._mentioned(word)
             and not self._abbreviates(word)
             and not self._common_word(word)
             and not (has_han(word) and phrase_listed_as_name(word))
@@ -101,6 +102,13 @@ class MissingWords:
         chinese = [w for w in chinese_nouns(question, anywhere) if self._expected(w)]
         # No frequency check in English: a thing asked for by name is looked for as written.
         return (*chinese, *(w for w in built_in_things(question) if not held(w)))
+
+    def _mentioned(self, name: str) -> bool:
+        """Whether some page mentions `name`: every term somewhere, and a name of several
+        words ("Apple Watch") all on one page."""
+        if " " not in name:
+            return self.on_a_page(name)
+        return len(self._text.pages_holding_all(match_terms(name))) > 0
 
     def on_a_page(self, text: str) -> bool:
         """Every term of `text` is in some page's text (title and aliases included)."""

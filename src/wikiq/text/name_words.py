@@ -61,6 +61,24 @@ def name_words(question: str) -> list[str]:
     return out
 
 
+def name_phrases(question: str) -> list[str]:
+    """Two or more names written one after the other, as one name ("Apple Watch", "Google
+    Analytics"): a vault may hold each word ("Apple Notes", a YouTube "watch" link) and never
+    the thing."""
+    names = set(name_words(question))
+    out: list[str] = []
+    for m in _NAME_RUN.finditer(question):
+        words = [w for w in m.group(0).split() if w in names]
+        phrase = " ".join(words)
+        if len(words) >= 2 and phrase in m.group(0) and phrase not in out:
+            out.append(phrase)
+    return out
+
+
+# Capitalised words separated by spaces only.
+_NAME_RUN = re.compile(rf"\b[A-Z][\w{LATIN_EXTRA}'-]*(?:[ \t]+[A-Z][\w{LATIN_EXTRA}'-]*)+")
+
+
 def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
     """The proper nouns jieba finds in the Chinese runs of `question` (two characters or
     more), except one character or a word `known` to the vault followed by a locative."""
