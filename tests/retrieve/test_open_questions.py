@@ -319,14 +319,20 @@ def test_a_name_one_page_mentions_in_passing_away_from_the_question_counts_as_un
     words = MissingWords(r.indexes.text, lambda: None)
     credits = catalog.by_path["about/credits"]
     question = "Can I insert citations from Zotero?"
-    assert words.passing(question, question, lambda name: set()) == ("Zotero",)
-    # …not when the page matches the rest of the question, nor when the name is not asked.
-    assert words.passing(question, question, lambda name: {credits}) == ()
-    assert words.passing(question, "Can I insert citations?", lambda name: set()) == ()
+    assert words.passing(question, question, lambda name, holder: False) == ("Zotero",)
+    # …not when its page is near the question, nor when the name is not asked.
+    assert words.passing(question, question, lambda name, holder: holder == credits) == ()
+    assert words.passing(question, "Can I insert citations?", lambda name, holder: False) == ()
     # A name more than one page holds is no passing mention.
     both = make_catalog({**vault, "plugins/cite": page("Citations", "Zotero keys in a note.")})
     again = MissingWords(Retriever(both).indexes.text, lambda: None)
-    assert again.passing(question, question, lambda name: set()) == ()
+    assert again.passing(question, question, lambda name, holder: False) == ()
+    # A page titled with the name is about it, whatever the rest of the question matches
+    # ("Who was born first, X or Y?").
+    about = make_catalog({**vault, "about/credits": page("Zotero", "Thanks to the Zotero team.")})
+    assert Retriever(about).retrieve(
+        "Can I insert a template from Zotero into a note?"
+    ).coverage["features"]["passing_names"] == []
     # The whole cascade: the credits page ranks first for the name, not for the rest.
     asked = r.retrieve("Can I insert a template from Zotero into a note?")
     assert asked.coverage["features"]["passing_names"] == ["Zotero"]

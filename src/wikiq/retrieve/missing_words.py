@@ -12,7 +12,7 @@ this size to be expected to use (coverage.NOUN_EXPECTED).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wikiq.retrieve.coverage import NOUN_EXPECTED
@@ -62,19 +62,19 @@ class MissingWords:
         )
 
     def passing(
-        self, question: str, asked: str, near: Callable[[str], Collection[int]]
+        self, question: str, asked: str, near: Callable[[str, int], bool]
     ) -> tuple[str, ...]:
         """The words the question writes as names, of those in `asked`, that the vault
-        mentions only in passing: one page holds the whole name, and it is not one of
-        `near(name)` (the pages that best match the rest of the question). A name the vault
-        is about is on the pages that match the rest of the question, or on more than one."""
+        mentions only in passing: one page holds the whole name, and it is not `near(name,
+        page)` (about the name, or among the pages that best match the rest of the question).
+        A name the vault is about is on such a page, or on more than one."""
         chinese = chinese_names(question, self.on_a_page)
         out: list[str] = []
         for word in [*name_words(question), *chinese]:
             if word in out or word not in asked or not self.on_a_page(word):
                 continue
             holders = self._text.pages_holding_all(match_terms(word))
-            if len(holders) == 1 and not self._common_word(word) and holders[0] not in near(word):
+            if len(holders) == 1 and not self._common_word(word) and not near(word, int(holders[0])):
                 out.append(word)
         return tuple(out)
 
