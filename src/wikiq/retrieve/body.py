@@ -257,9 +257,6 @@ class BodyIndex:
         terms whose weight that share counts (all of them by default)."""
         unique = list(dict.fromkeys(query_terms))
         ids = [self.term_ids[t] for t in unique if t in self.term_ids]
-        weighed = unique if evidence is None else list(dict.fromkeys(evidence))
-        total_weight = sum(self.idf_of(t) for t in weighed)
-        evidence_ids = [self.term_ids[t] for t in weighed if t in self.term_ids]
         if not ids or self.n_docs == 0:
             return BodyHits.empty()
         scored = None
@@ -275,9 +272,27 @@ class BodyIndex:
         hit, scores = hit[order], scores[order]
         coverage = np.zeros(len(hit))
         looked = len(hit) if coverage_of is None else min(coverage_of, len(hit))
-        coverage[:looked] = self._matched(evidence_ids, hit[:looked]) / max(total_weight, 1e-9)
+        coverage[:looked] = self.coverage_of(hit[:looked], unique if evidence is None else evidence)
         known = tuple(t for t in unique if t in self.term_ids)
-        return BodyHits(hit.astype(np.int64), scores, np.minimum(coverage, 1.0), known)
+        return BodyHits(hit.astype(np.int64), scores, coverage, known)
+
+    def coverage_of(self, pages: np.ndarray, terms: Sequence[str]) -> np.ndarray:
+        """The share of `terms`' IDF weight (a word the vault lacks weighs the most) that each
+        of `pages` holds, in [0, 1]."""
+        weighed = list(dict.fromkeys(terms))
+        total = sum(self.idf_of(t) for t in weighed)
+        ids = [self.term_ids[t] for t in weighed if t in self.term_ids]
+        return np.minimum(self._matched(ids, pages) / max(total, 1e-9), 1.0)
+
+    def score_every(self, query_terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every page holding one of the terms and its BM25 score (the sums `search` makes),
+        in page order, unsorted: for a caller that groups the pages before ranking them, as
+        the source notes group their chunks by note."""
+        ids = [self.term_ids[t] for t in dict.fromkeys(query_terms) if t in self.term_ids]
+        if not ids or self.n_docs == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        hit, scores = self._score_all(ids)
+        return hit.astype(np.int64), scores
 
     def _matched(self, ids: Sequence[int], pages: np.ndarray) -> np.ndarray:
         """The IDF weight of the terms `ids` that each of `pages` holds, added in the terms'

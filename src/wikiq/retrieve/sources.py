@@ -93,14 +93,12 @@ class NoteSearch:
         for a question in the language the vault is not written in, its word groups in the
         notes' terms (the glossary's), searched as a third list."""
         terms = content_terms(match_terms(question))
-        # Every chunk is ranked (a linked note's rank counts however far down it is), but
-        # only the best three chunks' coverage is read (the evidence's features).
-        evidence_words = evidence_terms(terms)
-        hits = self.bm25.search(
-            terms, limit=max(self.bm25.n_docs, 1), coverage_of=3, evidence=evidence_words
-        )
-        evidence = self._evidence(hits, evidence_words)
-        best = self._best_chunks(hits)
+        # Every chunk is scored (a linked note's rank counts however far down it is) and
+        # grouped by note; only the best ten chunks are ranked, for the evidence's features.
+        chunks, scores = self.bm25.score_every(terms)
+        words = evidence_terms(terms)
+        evidence = self._evidence(self._best_ten(chunks, scores, words), words)
+        best = self._best_chunks(chunks, scores)
         through = self._through_pages(pages, best)
         rankings = [(best.direct, 1.0), (np.asarray(through, np.int64), THROUGH_WEIGHT)]
         if translation is not None:
@@ -120,19 +118,39 @@ class NoteSearch:
             for n, c, text in zip(order, chunks, texts, strict=True)
         ], evidence
 
-    def _best_chunks(self, hits: BodyHits) -> _BestChunks:
-        """Each note's best chunk and its score, and the notes in the order of their best
-        chunk (hits come best first, so a note's first hit is its best)."""
-        notes = self.index.chunk_note[hits.pages]
-        _, first = np.unique(notes, return_index=True)
-        first.sort()
-        direct = notes[first].astype(np.int64)
-        chunk = np.full(len(self.index.notes), -1, dtype=np.int64)
-        score = np.zeros(len(self.index.notes))
-        chunk[direct] = hits.pages[first]
-        score[direct] = hits.scores[first]
-        best_score = float(hits.scores[0]) if len(hits.scores) else 0.0
-        return _BestChunks(direct, chunk, score, best_score)
+    def _best_ten(self, chunks: np.ndarray, scores: np.ndarray, words: list[str]) -> BodyHits:
+        """The ten best chunks, best first (ties by chunk number, as a search ranks them),
+        with the coverage of the first three: what the evidence's features read."""
+        if len(scores) > 10:  # the ten best and any chunk tied with the tenth, then sorted
+            keep = scores >= np.partition(scores, len(scores) - 10)[len(scores) - 10]
+            chunks, scores = chunks[keep], scores[keep]
+        order = np.lexsort((chunks, -scores))[:10]
+        chunks, scores = chunks[order], scores[order]
+        coverage = np.zeros(len(chunks))
+        coverage[:3] = self.bm25.coverage_of(chunks[:3], words)
+        return BodyHits(chunks, scores, coverage, ())
+
+    def _best_chunks(self, chunks: np.ndarray, scores: np.ndarray) -> _BestChunks:
+        """Each note's best chunk (the first of equal scores) and its score, and the notes in
+        the order of their best chunk, from chunks in any order. A note's chunks are numbered
+        one after another, so grouping by note needs no sort once the chunks are in order."""
+        n = len(self.index.notes)
+        chunk, score = np.full(n, -1, dtype=np.int64), np.zeros(n)
+        if not len(chunks):
+            return _BestChunks(np.empty(0, dtype=np.int64), chunk, score, 0.0)
+        if np.any(chunks[1:] < chunks[:-1]):
+            by_chunk = np.argsort(chunks, kind="stable")
+            chunks, scores = chunks[by_chunk], scores[by_chunk]
+        notes = self.index.chunk_note[chunks].astype(np.int64)
+        heads = np.flatnonzero(np.r_[True, notes[1:] != notes[:-1]])
+        top = np.maximum.reduceat(scores, heads)
+        at_top = np.flatnonzero(scores == np.repeat(top, np.diff(np.r_[heads, len(chunks)])))
+        group = np.searchsorted(heads, at_top, side="right") - 1
+        first = at_top[np.r_[True, group[1:] != group[:-1]]]
+        held = notes[heads]
+        chunk[held], score[held] = chunks[first], top
+        direct = held[np.lexsort((chunks[first], -top))]
+        return _BestChunks(direct, chunk, score, float(top.max()))
 
     def _translated(self, translation: Translation, best: _BestChunks) -> np.ndarray:
         """The notes in the order of their best chunk for the question's translated word
@@ -140,7 +158,8 @@ class NoteSearch:
         groups = translation(self.bm25)
         if not groups:
             return np.zeros(0, dtype=np.int64)
-        found = self._best_chunks(self.bm25.search_groups(groups, limit=max(self.bm25.n_docs, 1)))
+        hits = self.bm25.search_groups(groups, limit=max(self.bm25.n_docs, 1))
+        found = self._best_chunks(hits.pages, hits.scores)
         new = found.direct[best.chunk[found.direct] < 0]
         best.chunk[new], best.score[new] = found.chunk[new], 0.0
         return found.direct
