@@ -110,12 +110,12 @@ class NoteSearch:
         order = found[np.lexsort((found, -best.score[found], -fused[found]))][:k].tolist()
         if not order:
             return [], evidence
-        chunks = [int(best.chunk[n]) for n in order]
-        texts = iter_excerpts(self.index, chunks)
+        picked = [int(best.chunk[n]) for n in order]
+        texts = iter_excerpts(self.index, picked)
         top = float(fused[order[0]])
         return [
             self._excerpt(n, c, float(fused[n]) / top, text)
-            for n, c, text in zip(order, chunks, texts, strict=True)
+            for n, c, text in zip(order, picked, texts, strict=True)
         ], evidence
 
     def _best_ten(self, chunks: np.ndarray, scores: np.ndarray, words: list[str]) -> BodyHits:
