@@ -285,6 +285,18 @@ def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: C
     assert asked.results and asked.results[0].path == "plugins/export"  # still the closest pages
 
 
+def test_a_people_or_language_named_by_its_place_is_mentioned_where_the_place_is(
+    make_catalog: CatalogFactory,
+) -> None:
+    """"…moved to the European one": the vault writes Europe; "Solidity" is no such word."""
+    vault = {**NOTES_APP, "sync/regions": page("Sync regions", "Servers stand in Europe and Asia.")}
+    r = Retriever(make_catalog(vault))
+    moved = r.retrieve("Can my Sync plans be moved to the European servers?")
+    assert moved.coverage["features"]["unknown_names"] == []
+    asked = r.retrieve("Can I write Sync plans in Solidity?")
+    assert asked.coverage["features"]["unknown_names"] == ["Solidity"]
+
+
 def test_names_written_one_after_the_other_are_one_name(make_catalog: CatalogFactory) -> None:
     """"Apple Watch": a vault may hold "Apple" and "watch" on different pages and never the
     watch; the two words are one name, mentioned only where both are."""

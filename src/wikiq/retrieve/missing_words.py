@@ -12,6 +12,7 @@ this size to be expected to use (coverage.NOUN_EXPECTED).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,19 @@ if TYPE_CHECKING:
     from wikiq.retrieve.body import BodyIndex
     from wikiq.retrieve.sources import NoteSearch
     from wikiq.text.glossary import Glossary
+
+
+# "European" is of Europe, "Italian" of Italy, "Tibetan" of Tibet, "Japanese" of Japan.
+_OF_A_PLACE = re.compile(r"(?i)^([a-z]{3,}?)(ean|ian|an|ese|ish)$")
+
+
+def _places_of(name: str) -> list[str]:
+    """The places an English adjective of a people or language may come from."""
+    m = _OF_A_PLACE.match(name)
+    if m is None:
+        return []
+    base = m.group(1)
+    return [base + end for end in ("", "e", "a", "y", "ia")]
 
 
 class MissingWords:
@@ -105,10 +119,11 @@ class MissingWords:
 
     def _mentioned(self, name: str) -> bool:
         """Whether some page mentions `name`: every term somewhere, and a name of several
-        words ("Apple Watch") all on one page."""
-        if " " not in name:
-            return self.on_a_page(name)
-        return len(self._text.pages_holding_all(match_terms(name))) > 0
+        words ("Apple Watch") all on one page; a people or a language by its place ("the
+        European one": Europe)."""
+        if " " in name:
+            return len(self._text.pages_holding_all(match_terms(name))) > 0
+        return self.on_a_page(name) or any(self.on_a_page(p) for p in _places_of(name))
 
     def on_a_page(self, text: str) -> bool:
         """Every term of `text` is in some page's text (title and aliases included)."""
