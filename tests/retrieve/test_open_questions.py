@@ -266,6 +266,8 @@ NOTES_APP = {
 def test_words_written_as_names_are_acronyms_inner_capitals_and_capitals_mid_sentence() -> None:
     assert name_words("How do you fuse BM25 scores with DeepSpeed?") == ["BM25", "DeepSpeed"]
     assert name_words("Can I hook Zotero up to it? Also, can I?") == ["Zotero"]  # "Also", "I": no
+    # A name written right against Chinese ends where the Latin letters end.
+    assert name_words("我用vLLM部署，在SIFT1M上测，跟'放 SSD'的系统比") == ["vLLM", "SIFT1M", "SSD"]
     assert name_words("Obsidian 能不能识别图片里的文字（OCR）") == ["OCR"]  # a first word may just start it
     # Letters right after a number are a unit or part of one token, not a name.
     assert name_words("随机读 4KB 小块，70B 模型，《1Q84》的译者，H100 上的 FP8") == ["H100", "FP8"]

@@ -20,7 +20,9 @@ from collections.abc import Callable
 from wikiq.text.scripts import LATIN_EXTRA, all_han, has_han
 from wikiq.text.tokenize import tag_apart, tag_words, word_share
 
-_WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][\w{LATIN_EXTRA}]*(?:[-'][\w{LATIN_EXTRA}]+)*")
+# Latin letters and digits only: `\w` would run on into Chinese written right after a name
+# ("用vLLM部署" is vLLM, not "vLLM部署").
+_WORD = re.compile(rf"[A-Za-z{LATIN_EXTRA}][A-Za-z0-9_{LATIN_EXTRA}]*(?:[-'][A-Za-z0-9_{LATIN_EXTRA}]+)*")
 # A capital after these (or at the very start) may only begin a sentence.
 _SENTENCE_START = re.compile(r"(^|[.!?:;¿¡。！？：；\"“”'‘’(（\[\n])\s*$")
 # jieba's part-of-speech tags for proper nouns: person (nr, nrfg, nrt), place, organisation.
@@ -76,7 +78,9 @@ def name_phrases(question: str) -> list[str]:
 
 
 # Capitalised words separated by spaces only.
-_NAME_RUN = re.compile(rf"\b[A-Z][\w{LATIN_EXTRA}'-]*(?:[ \t]+[A-Z][\w{LATIN_EXTRA}'-]*)+")
+_NAME_RUN = re.compile(
+    rf"\b[A-Z][A-Za-z0-9_{LATIN_EXTRA}'-]*(?:[ \t]+[A-Z][A-Za-z0-9_{LATIN_EXTRA}'-]*)+"
+)
 
 
 def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
