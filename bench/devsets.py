@@ -64,6 +64,9 @@ FRESH7_SETS = _later_set("fresh7", "natural7")
 # bench/natural8 (2026-12-06): two more writers, run once against the rules of 2026-12-05
 # 23:40-00:00; its refusals then showed the guessed-word and not-wanted rules, fixed in general.
 FRESH8_SETS = _later_set("fresh8", "natural8")
+# bench/natural9 (2026-12-06, later): two more writers, run once against the passing-name
+# rule; its refusals showed a name glued to the Chinese after it ("放 SSD'的…"), fixed.
+FRESH9_SETS = _later_set("fresh9", "natural9")
 ALL_SETS: dict[str, tuple[Path, Path]] = {
     **DEV_SETS,
     **NATURAL_SETS,
@@ -74,4 +77,5 @@ ALL_SETS: dict[str, tuple[Path, Path]] = {
     **FRESH6_SETS,
     **FRESH7_SETS,
     **FRESH8_SETS,
+    **FRESH9_SETS,
 }

@@ -39,6 +39,7 @@ from devsets import (  # noqa: E402
     FRESH6_SETS,
     FRESH7_SETS,
     FRESH8_SETS,
+    FRESH9_SETS,
     FRESH_SETS,
     NATURAL_SETS,
 )
@@ -268,6 +269,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
         **FRESH6_SETS,
         **FRESH7_SETS,
         **FRESH8_SETS,
+        **FRESH9_SETS,
     }
     sets = {n: d for n, d in result["sets"].items() if n in natural}
     if not sets:
@@ -306,7 +308,7 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             best = max(c.get(kind) or 0.0 for c in channels)
             if (full[kind] or 0.0) < best - GUARD_MARGIN:
                 failures.append(f"{name} {kind}: full {full[kind]:.3f} < {best:.3f}")
-    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"):
+    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"):
         cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.startswith(group + " ")}
         if cols:
             lines += [
