@@ -169,6 +169,24 @@ def test_the_chunk_lengths_kept_in_the_cache_are_the_ones_summed_from_the_counts
     assert kept.dtype == np.float32 and np.array_equal(kept, summed.astype(np.float32))
 
 
+def test_each_notes_best_chunk_is_found_whatever_order_the_chunks_come_in(vault: Path) -> None:
+    notes = Wiki.open(vault).retriever.notes
+    assert notes is not None
+    chunks, scores = notes.bm25.score_every(["synthet", "trace", "token", "block"])
+    assert len(chunks) >= 2
+    grouped = notes._best_chunks(chunks, scores)
+    reverse = notes._best_chunks(chunks[::-1].copy(), scores[::-1].copy())
+    assert grouped.direct.tolist() == reverse.direct.tolist()
+    assert grouped.chunk.tolist() == reverse.chunk.tolist()
+    # Each note's chunk is its best-scoring one, and the notes come best first.
+    best = {
+        int(n): max(float(sc) for c, sc in zip(chunks, scores, strict=True) if notes.index.chunk_note[c] == n)
+        for n in grouped.direct
+    }
+    assert [best[int(n)] for n in grouped.direct] == sorted(best.values(), reverse=True)
+    assert all(grouped.score[n] == best[int(n)] for n in grouped.direct)
+
+
 def test_a_note_that_is_not_utf8_is_read_as_far_as_possible(make_vault: VaultFactory) -> None:
     files = dict(FILES)
     files["raw/broken.md"] = b"# Broken\n\nThe \xff\xfe quasar note survives.\n"

@@ -37,8 +37,8 @@ class CoverageFeatures:
     # rule below, not a weight, and like the nouns it settles only doubtful questions.
     unknown_names: tuple[str, ...] = ()
     # A name the question asks about that one page mentions in passing: no other page holds
-    # it, and that page is not among the ten that best match the question's words ("斯坦福" in
-    # a vault whose one mention is a footnote on a philosopher). Weighed as an unknown name.
+    # it, that page is not titled with it, and it is not among the ten that best match the
+    # rest of the question ("Zotero" in the help vault's Credits). Weighed as an unknown name.
     passing_names: tuple[str, ...] = ()
     # The things the question asks about that no page mentions: Chinese common nouns ("番茄"
     # in "有没有自带番茄钟", "签证") and what an English question asks to have built in

@@ -133,15 +133,15 @@ class NoteSearch:
     def _best_chunks(self, chunks: np.ndarray, scores: np.ndarray) -> _BestChunks:
         """Each note's best chunk (the first of equal scores) and its score, and the notes in
         the order of their best chunk, from chunks in any order. A note's chunks are numbered
-        one after another, so grouping by note needs no sort once the chunks are in order."""
+        one after another, so chunks in page order come grouped by note with no sort."""
         n = len(self.index.notes)
         chunk, score = np.full(n, -1, dtype=np.int64), np.zeros(n)
         if not len(chunks):
             return _BestChunks(np.empty(0, dtype=np.int64), chunk, score, 0.0)
-        if np.any(chunks[1:] < chunks[:-1]):
-            by_chunk = np.argsort(chunks, kind="stable")
-            chunks, scores = chunks[by_chunk], scores[by_chunk]
         notes = self.index.chunk_note[chunks].astype(np.int64)
+        if np.any(chunks[1:] < chunks[:-1]) or np.any(notes[1:] < notes[:-1]):
+            by_note = np.lexsort((chunks, notes))  # a translated search's hits, best first
+            chunks, scores, notes = chunks[by_note], scores[by_note], notes[by_note]
         heads = np.flatnonzero(np.r_[True, notes[1:] != notes[:-1]])
         top = np.maximum.reduceat(scores, heads)
         at_top = np.flatnonzero(scores == np.repeat(top, np.diff(np.r_[heads, len(chunks)])))
