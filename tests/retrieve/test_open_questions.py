@@ -82,6 +82,23 @@ def test_the_best_page_of_one_part_of_a_question_keeps_its_place() -> None:
     assert plain == [1, 5, 7, 6, 4] and kept == [1, 5, 7, 4, 6]
 
 
+def test_a_page_two_channels_rank_first_is_not_buried() -> None:
+    # "叔本华…的宠物是猫还是狗？": the names and the passages put page 4 first, the text 25th;
+    # pages the text ranks 2-6 would pass it on their text ranks alone.
+    text = [1, 2, 3, 5, 6, 7, *range(10, 28), 4]
+    channels = [
+        Channel("text", text, 2.0),
+        Channel("lead", [5, 6, 7], 1.0),
+        Channel("passages", [4, 1, 2], 0.35),
+        Channel("names", [4], 0.5),
+    ]
+    fused = [f.page for f in reciprocal_rank_fusion(channels)]
+    assert fused.index(4) < 5
+    # One channel's first alone gets no such place.
+    alone = [f.page for f in reciprocal_rank_fusion(channels[:3])]
+    assert alone.index(4) >= 5
+
+
 def test_fusion_is_deterministic_and_a_page_counts_once_per_channel() -> None:
     channels = [Channel("text", [3, 3, 4], 2.0), Channel("lead", [4, 3], 0.5)]
     a, b = reciprocal_rank_fusion(channels), reciprocal_rank_fusion(channels)

@@ -41,11 +41,11 @@ def reciprocal_rank_fusion(
 ) -> list[FusedPage]:
     """Every page of every channel, best first (ties by page number).
 
-    The first page of a `bonus_channels` list gets `first_bonus`, its pages ranked
-    2..`near_ranks` get `near_bonus` (the best rank counts): with weight 2 and k = 60 a first
-    rank is worth 0.033, so the bonus keeps a clear text hit ahead of pages that are merely
-    middling in every channel. `first_of`: a smaller bonus for the first page of other
-    channels (once a page, the largest)."""
+    The first page of a `bonus_channels` list gets `first_bonus`, as does a page two
+    channels rank first; its pages ranked 2..`near_ranks` get `near_bonus` (the best rank
+    counts): with weight 2 and k = 60 a first rank is worth 0.033, so the bonus keeps a clear
+    text hit ahead of pages that are merely middling in every channel. `first_of`: a smaller
+    bonus for the first page of other channels (once a page, the largest)."""
     scores: dict[int, float] = {}
     ranks: dict[int, dict[str, int]] = {}
     for channel in channels:
@@ -59,7 +59,9 @@ def reciprocal_rank_fusion(
             scores[page] = scores.get(page, 0.0) + channel.weight / (k + rank)
     for page, seen in ranks.items():
         best = min((seen[c] for c in bonus_channels if c in seen), default=0)
-        if best == 1:
+        # Two channels' first page is not buried either ("叔本华…的宠物是猫还是狗？": the
+        # names and the passages put the philosopher's page first, the whole text 25th).
+        if best == 1 or sum(rank == 1 for rank in seen.values()) >= 2:
             scores[page] += first_bonus
         elif 1 < best <= near_ranks:
             scores[page] += near_bonus
