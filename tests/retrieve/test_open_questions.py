@@ -31,6 +31,7 @@ from wikiq.text.name_words import (
     built_in_things,
     chinese_names,
     chinese_nouns,
+    ends_a_predicate,
     name_phrases,
     name_words,
     phrase_listed_as_name,
@@ -659,6 +660,22 @@ def test_a_thing_the_question_says_it_does_not_want_is_not_looked_for(
     assert "番茄" in asked.coverage["features"]["unknown_nouns"]
     aside = r.retrieve("不想用番茄钟，模板插件能把日期和时间写入笔记吗？")
     assert aside.coverage["features"]["unknown_nouns"] == []
+
+
+def test_a_noun_written_as_a_verb_is_an_action_not_a_missing_thing(
+    make_catalog: CatalogFactory,
+) -> None:
+    # "切块" (to cut into pieces) closes its clause: the question asks how to do something;
+    # as a modifier ("投机解码") or a listed thing ("划线和想法") the word still counts.
+    assert ends_a_predicate("把长 prompt 切块，开销多大？", "切块")
+    assert ends_a_predicate("这两招是怎么省钱的？", "省钱")
+    assert not ends_a_predicate("vLLM 里怎么开投机解码？", "投机")
+    assert not ends_a_predicate("能不能同步微信读书里的划线和想法？", "划线")
+    r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
+    as_verb = r.retrieve("模板插件能帮我省钱吗？")
+    assert "省钱" not in as_verb.coverage["features"]["unknown_nouns"]
+    as_noun = r.retrieve("模板插件有没有自带番茄钟？")
+    assert "番茄" in as_noun.coverage["features"]["unknown_nouns"]
 
 
 def test_a_word_too_rare_for_the_vaults_size_is_no_evidence(make_catalog: CatalogFactory) -> None:

@@ -21,6 +21,7 @@ from wikiq.text.name_words import (
     built_in_things,
     chinese_names,
     chinese_nouns,
+    ends_a_predicate,
     name_phrases,
     name_words,
     phrase_listed_as_name,
@@ -113,9 +114,20 @@ class MissingWords:
                 held(sense) for sense in glossary.senses(word)[:3]
             )
 
-        chinese = [w for w in chinese_nouns(question, anywhere) if self._expected(w)]
+        chinese = [
+            w
+            for w in chinese_nouns(question, anywhere)
+            if self._expected(w) and not self._used_as_verb(question, w)
+        ]
         # No frequency check in English: a thing asked for by name is looked for as written.
         return (*chinese, *(w for w in built_in_things(question) if not held(w)))
+
+    def _used_as_verb(self, question: str, word: str) -> bool:
+        """A word jieba tags a noun whose first sense is a verb, written as one ("把长 prompt
+        切块，": to cut into pieces; "是怎么省钱的"): an action, not a thing the vault lacks.
+        Used as a noun it still counts ("投机解码", "划线和想法")."""
+        glossary = self._glossary()
+        return glossary is not None and glossary.verb_first(word) and ends_a_predicate(question, word)
 
     def _mentioned(self, name: str) -> bool:
         """Whether some page mentions `name`: every term somewhere, and a name of several

@@ -86,6 +86,12 @@ class Glossary:
         senses = self._dictionary_senses(word[0])
         return bool(senses) and senses[0].startswith("to ")
 
+    def verb_first(self, word: str) -> bool:
+        """Whether the dictionary's first sense of `word` is a verb ("省钱": "to save money",
+        "切块": "to cut into pieces")."""
+        senses = self._dictionary_senses(word)
+        return bool(senses) and senses[0].startswith("to ")
+
     def _dictionary_senses(self, word: str) -> list[str]:
         """`word`'s senses as the dictionary writes them, cross-references and notes left out."""
         raw = self._entries.get(word)

@@ -226,6 +226,20 @@ def chinese_nouns(question: str, known: Callable[[str], bool]) -> list[str]:
     return out
 
 
+def ends_a_predicate(question: str, word: str) -> bool:
+    """Whether `word` (first written) closes its clause or takes an aspect, a final particle or 的:
+    what a verb does ("把长 prompt 切块，", "是怎么省钱的", "驱动自带的"), where a noun used as a
+    verb's object or a modifier runs on ("投机解码", "划线和想法")."""
+    at = question.find(word)
+    if at < 0:
+        return False
+    after = question[at + len(word) : at + len(word) + 1]
+    return after == "" or after in _PREDICATE_ENDS
+
+
+_PREDICATE_ENDS = frozenset("，,。？?！!；;：:、的了着过吗呢吧啊嘛")
+
+
 # "Does it have a built-in X?": X is the thing asked about. The first word after the marker,
 # past articles and words that name no thing; a preposition or a generic head ends the search
 # ("a built-in way to merge notes", "anything built in that…": nothing to look for).
