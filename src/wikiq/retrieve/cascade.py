@@ -507,6 +507,9 @@ class Retriever:
             first_bonus=s.rrf_first_bonus,
             near_bonus=s.rrf_near_bonus,
             first_of={p.name: s.rrf_part_bonus for p in parts} if text else None,
+            # A translated question's own words are mostly foreign to the vault: the channels
+            # that read them agree on noise (a changelog's dates).
+            agreement=backbone != "translated",
         )
         fused = [f for f in fused if not skip[f.page] and f.page not in drop]
         if not fused:

@@ -38,6 +38,7 @@ def reciprocal_rank_fusion(
     near_bonus: float = 0.02,
     near_ranks: int = 3,
     first_of: Mapping[str, float] | None = None,
+    agreement: bool = True,
 ) -> list[FusedPage]:
     """Every page of every channel, best first (ties by page number).
 
@@ -45,7 +46,9 @@ def reciprocal_rank_fusion(
     channels rank first; its pages ranked 2..`near_ranks` get `near_bonus` (the best rank
     counts): with weight 2 and k = 60 a first rank is worth 0.033, so the bonus keeps a clear
     text hit ahead of pages that are merely middling in every channel. `first_of`: a smaller
-    bonus for the first page of other channels (once a page, the largest)."""
+    bonus for the first page of other channels (once a page, the largest). `agreement`:
+    whether two channels' first page gets `first_bonus` (not when the channels read words the
+    vault does not understand: a translated question's own words agree on noise)."""
     scores: dict[int, float] = {}
     ranks: dict[int, dict[str, int]] = {}
     for channel in channels:
@@ -61,7 +64,7 @@ def reciprocal_rank_fusion(
         best = min((seen[c] for c in bonus_channels if c in seen), default=0)
         # Two channels' first page is not buried either ("叔本华…的宠物是猫还是狗？": the
         # names and the passages put the philosopher's page first, the whole text 25th).
-        if best == 1 or sum(rank == 1 for rank in seen.values()) >= 2:
+        if best == 1 or (agreement and sum(rank == 1 for rank in seen.values()) >= 2):
             scores[page] += first_bonus
         elif 1 < best <= near_ranks:
             scores[page] += near_bonus
