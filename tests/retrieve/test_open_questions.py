@@ -28,6 +28,7 @@ from wikiq.retrieve.rank_fusion import Channel, reciprocal_rank_fusion
 from wikiq.retrieve.result import ARM_BODY
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.name_words import (
+    book_titles,
     built_in_things,
     chinese_names,
     chinese_nouns,
@@ -303,6 +304,24 @@ def test_a_question_about_a_name_no_page_mentions_is_not_covered(make_catalog: C
     assert asked.covered == "no" and asked.pure_llm
     assert "'Zotero'" in asked.coverage["reason"]
     assert asked.results and asked.results[0].path == "plugins/export"  # still the closest pages
+
+
+def test_a_book_title_no_page_holds_whole_is_a_name_no_page_mentions(
+    make_catalog: CatalogFactory,
+) -> None:
+    """《人类简史》: a vault may hold 人类 and 简史 apart and never the book."""
+    assert book_titles("赫拉利在《人类简史》里说的认知革命是什么？") == ["人类简史"]
+    vault = {
+        **NOTES_APP_ZH,
+        "历史/人类": page("人类", "人类的历史很长。"),
+        "历史/简史": page("简史", "一部简史只讲大事。"),
+    }
+    r = Retriever(make_catalog(vault))
+    asked = r.retrieve("《人类简史》里怎么讲人类的历史？")
+    assert "人类简史" in asked.coverage["features"]["unknown_names"]
+    held = make_catalog({**vault, "书/人类简史": page("人类简史", "一本讲人类历史的简史。")})
+    again = Retriever(held).retrieve("《人类简史》里怎么讲人类的历史？")
+    assert "人类简史" not in again.coverage["features"]["unknown_names"]
 
 
 def test_a_people_or_language_named_by_its_place_is_mentioned_where_the_place_is(

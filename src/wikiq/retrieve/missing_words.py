@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from wikiq.retrieve.coverage import NOUN_EXPECTED
 from wikiq.text.name_words import (
+    book_titles,
     built_in_things,
     chinese_names,
     chinese_nouns,
@@ -64,7 +65,7 @@ class MissingWords:
         that stand in `asked` (the part of the question that asks: stopwords.asked_about)."""
         chinese = chinese_names(question, self.on_a_page)
         chinese += [w for w in unlisted_nouns(question, self.on_a_page) if w not in chinese]
-        return tuple(
+        found = tuple(
             word
             for word in [*name_words(question), *name_phrases(question), *chinese]
             # In this order: the glossary and the dictionary's counts are read only for a
@@ -75,6 +76,7 @@ class MissingWords:
             and not self._common_word(word)
             and not (has_han(word) and phrase_listed_as_name(word))
         )
+        return found + tuple(t for t in book_titles(question) if t in asked and self._unheld_title(t))
 
     def passing(
         self, question: str, asked: str, near: Callable[[str, int], bool]
@@ -128,6 +130,17 @@ class MissingWords:
         Used as a noun it still counts ("投机解码", "划线和想法")."""
         glossary = self._glossary()
         return glossary is not None and glossary.verb_first(word) and ends_a_predicate(question, word)
+
+    def _unheld_title(self, title: str) -> bool:
+        """A book title of two words or more that the vault knows word by word but no page
+        holds whole ("《人类简史》": 人类 and 简史 are on pages, never together). A title with a
+        word the vault lacks is left out: the pages may cut it otherwise ("《胠箧》", 胠箧篇)."""
+        terms = list(dict.fromkeys(match_terms(title)))
+        return (
+            len(terms) >= 2
+            and self.on_a_page(title)
+            and len(self._text.pages_holding_all(terms)) == 0
+        )
 
     def _mentioned(self, name: str) -> bool:
         """Whether some page mentions `name`: every term somewhere, and a name of several

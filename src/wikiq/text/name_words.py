@@ -83,6 +83,14 @@ _NAME_RUN = re.compile(
 )
 
 
+def book_titles(question: str) -> list[str]:
+    """The titles a Chinese question writes in 《》 ("《人类简史》里说…"): one name each."""
+    return list(dict.fromkeys(t.strip() for t in _BOOK_TITLE.findall(question) if t.strip()))
+
+
+_BOOK_TITLE = re.compile(r"《([^《》]{1,40})》")
+
+
 def chinese_names(question: str, known: Callable[[str], bool]) -> list[str]:
     """The proper nouns jieba finds in the Chinese runs of `question` (two characters or
     more), except one character or a word `known` to the vault followed by a locative."""
