@@ -326,12 +326,14 @@ class Retriever:
 
     def _coverage_features(self, ev: _Evidence) -> CoverageFeatures:
         """The coverage decision's inputs, each a share or a ratio (comparable across vaults)."""
+        # The part of the question that asks, where the names that count stand.
+        asked = " ".join(asked_about(ev.question))
         return replace(
             self._model_features(ev),
             sem_standout=max(0.0, _standout(ev.sem)),
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
-            unknown_names=self._unknown_names(ev.question),
-            passing_names=self._passing_names(ev),
+            unknown_names=self._unknown_names(ev.question, asked),
+            passing_names=self._passing_names(ev, asked),
             unknown_nouns=self._unknown_nouns(ev.question),
         )
 
@@ -376,22 +378,22 @@ class Retriever:
         everyday questions are scored with it)."""
         return coverage_probability(self._model_features(self._evidence(question, 5, {})))
 
-    def _unknown_names(self, question: str) -> tuple[str, ...]:
-        """The words the question writes as names of which some part is on no page, in the
-        sentences that ask (and a statement one of them points back to): a name in a sentence
-        that only sets the scene ("My notes are mostly in Mandarin.", "A friend uses Alfred.")
-        is not what is asked about."""
+    def _unknown_names(self, question: str, asked: str) -> tuple[str, ...]:
+        """The words the question writes as names of which some part is on no page, in
+        `asked`, the sentences that ask (and a statement one of them points back to): a name
+        in a sentence that only sets the scene ("My notes are mostly in Mandarin.", "A friend
+        uses Alfred.") is not what is asked about."""
         if not self.settings.unknown_name_rule:
             return ()
-        return self._missing_words().names(question, " ".join(asked_about(question)))
+        return self._missing_words().names(question, asked)
 
-    def _passing_names(self, ev: _Evidence) -> tuple[str, ...]:
-        """The names the question asks about that one page mentions in passing: no other
-        page holds the name, and that page is not among the best PASSING_NEAR for the rest of
-        the question (with the name, the one page holding a rare name ranks high for it)."""
+    def _passing_names(self, ev: _Evidence, asked: str) -> tuple[str, ...]:
+        """The names the question asks about (in `asked`) that one page mentions in passing:
+        no other page holds the name, and that page is not among the best PASSING_NEAR for
+        the rest of the question (with the name, the one page holding a rare name ranks high
+        for it)."""
         if not self.settings.unknown_name_rule:
             return ()
-
         pages = self.catalog.pages
 
         def near(name: str, holder: int) -> bool:
@@ -405,7 +407,7 @@ class Retriever:
             hits = self.indexes.text.search(rest, limit=PASSING_NEAR) if rest else None
             return hits is not None and holder in set(hits.pages.tolist())
 
-        return self._missing_words().passing(ev.question, " ".join(asked_about(ev.question)), near)
+        return self._missing_words().passing(ev.question, asked, near)
 
     def _unknown_nouns(self, question: str) -> tuple[str, ...]:
         """The things the question asks about that no page or source note holds (its Chinese

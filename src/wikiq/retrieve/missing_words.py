@@ -135,11 +135,10 @@ class MissingWords:
         """A book title of two words or more that the vault knows word by word but no page
         holds whole ("《人类简史》": 人类 and 简史 are on pages, never together). A title with a
         word the vault lacks is left out: the pages may cut it otherwise ("《胠箧》", 胠箧篇)."""
-        terms = list(dict.fromkeys(match_terms(title)))
         return (
-            len(terms) >= 2
+            len(set(match_terms(title))) >= 2
             and self.on_a_page(title)
-            and len(self._text.pages_holding_all(terms)) == 0
+            and not self._held_together(title)
         )
 
     def _mentioned(self, name: str) -> bool:
@@ -147,8 +146,12 @@ class MissingWords:
         words ("Apple Watch") all on one page; a people or a language by its place ("the
         European one": Europe)."""
         if " " in name:
-            return len(self._text.pages_holding_all(match_terms(name))) > 0
+            return self._held_together(name)
         return self.on_a_page(name) or any(self.on_a_page(p) for p in _places_of(name))
+
+    def _held_together(self, text: str) -> bool:
+        """Some one page holds every term of `text`."""
+        return len(self._text.pages_holding_all(match_terms(text))) > 0
 
     def on_a_page(self, text: str) -> bool:
         """Every term of `text` is in some page's text (title and aliases included)."""

@@ -26,7 +26,7 @@ from wikiq.retrieve.coverage import (
 from wikiq.retrieve.result import ARM_NOTES, Retrieval, SourceExcerpt
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.stopwords import content_terms
-from wikiq.vault.note_index import NoteIndex, iter_excerpts
+from wikiq.vault.note_index import NoteIndex
 from wikiq.vault.terms import match_terms
 
 RRF_K = 60
@@ -111,7 +111,7 @@ class NoteSearch:
         if not order:
             return [], evidence
         picked = [int(best.chunk[n]) for n in order]
-        texts = iter_excerpts(self.index, picked)
+        texts = [self.index.excerpt(c) for c in picked]  # each reads its own bytes
         top = float(fused[order[0]])
         return [
             self._excerpt(n, c, float(fused[n]) / top, text)

@@ -81,10 +81,7 @@ class Glossary:
     def verb_phrase(self, word: str) -> bool:
         """A word the dictionary lacks that starts with a verb ("建图": 建 "to build" + 图): a
         verb and its object, which a segmenter may tag as one noun, not the name of a thing."""
-        if len(word) < 2 or word in self._entries:
-            return False
-        senses = self._dictionary_senses(word[0])
-        return bool(senses) and senses[0].startswith("to ")
+        return len(word) >= 2 and word not in self._entries and self.verb_first(word[0])
 
     def verb_first(self, word: str) -> bool:
         """Whether the dictionary's first sense of `word` is a verb ("省钱": "to save money",

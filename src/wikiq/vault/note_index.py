@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,8 +324,3 @@ def _terms(
         raise ValueError("the notes' chunk lengths do not match their chunks")
     words = vocab if isinstance(vocab, Strings) else [str(t) for t in vocab]
     return TermIndex(words, matrix, postings, lengths)
-
-
-def iter_excerpts(index: NoteIndex, chunks: Iterable[int]) -> list[str]:
-    """The exact text of several chunks (one chunk per note: the best of each)."""
-    return [index.excerpt(c) for c in chunks]
