@@ -23,6 +23,17 @@ def demo_copy(folder: Path) -> Path:
     return vault
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A cache folder of the session's own under every test's: a test that undoes its
+    patches (`monkeypatch.undo()`) falls back to it, never to the user's real cache."""
+    import os
+
+    fallback = tmp_path_factory.mktemp("session-cache")
+    os.environ["WIKIQ_CACHE_DIR"] = str(fallback)
+    os.environ["XDG_CACHE_HOME"] = str(fallback / "xdg")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,33 @@ def test_the_glossary_table_is_built_once_and_rebuilt_when_damaged(tmp_path: Pat
     table.write_bytes(table.read_bytes()[:10])  # a crash or a full disk left it short
     again = _cached(source, cache)
     assert again.senses("签证") == ["visa", "certificate", "certify"]
+
+
+def test_a_new_glossary_table_removes_all_but_the_newest_older_ones(tmp_path: Path) -> None:
+    # Every reinstall of the dictionary package names a new table (its file's time): the old
+    # ones, 10 MB each, must not pile up in the user's cache.
+    cache = tmp_path / "cache"
+    for age in range(5):
+        old = cache / f"cedict-100-{age}-v1.tsv"
+        write_sorted_table({"剪": "to cut"}, old)
+        for path in (old, old.with_name(old.stem + ".offsets.npy")):
+            os.utime(path, ns=(age * 10**9, age * 10**9))
+    (cache / "english-chinese-3-abc-v2.tsv").write_text("kept: another kind\n")
+    source = tmp_path / "cedict.txt"
+    source.write_text(CEDICT, encoding="utf-8")
+    glossary = _cached(source, cache)
+    assert glossary.senses("剪") == ["scissors", "cut"]
+    left = sorted(p.name for p in cache.iterdir())
+    new = next(n for n in left if n.endswith(".tsv") and n.startswith("cedict-") and "-100-" not in n)
+    assert left == sorted(
+        [
+            "cedict-100-3-v1.offsets.npy",
+            "cedict-100-3-v1.tsv",
+            "cedict-100-4-v1.offsets.npy",
+            "cedict-100-4-v1.tsv",
+            new,
+            new.replace(".tsv", ".offsets.npy"),
+            "english-chinese-3-abc-v2.tsv",
+        ]
+    )
+    assert SortedTable(cache / "cedict-100-4-v1.tsv")["剪"] == "to cut"  # kept tables still read

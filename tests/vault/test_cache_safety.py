@@ -277,11 +277,13 @@ def test_caches_of_the_previous_formats_are_rebuilt_not_read(
     from wikiq.vault import cache as catalog_cache
 
     vault = make_vault(PAGES)
-    monkeypatch.setattr(catalog_cache, "CACHE_FORMAT", catalog_cache.CACHE_FORMAT - 1)
-    monkeypatch.setattr(indexes, "INDEX_FORMAT", indexes.INDEX_FORMAT - 1)
-    old = open_catalog(locate_vault(vault))
-    cached_indexes(old, "both", 0.5)
-    monkeypatch.undo()
+    # A context of its own: `monkeypatch.undo()` would also undo the isolated cache folder
+    # (tests/conftest.py) and build the rest in the user's real cache.
+    with monkeypatch.context() as older:
+        older.setattr(catalog_cache, "CACHE_FORMAT", catalog_cache.CACHE_FORMAT - 1)
+        older.setattr(indexes, "INDEX_FORMAT", indexes.INDEX_FORMAT - 1)
+        old = open_catalog(locate_vault(vault))
+        cached_indexes(old, "both", 0.5)
     builds = []
     build = indexes.build_indexes
     monkeypatch.setattr(indexes, "build_indexes", lambda *a: builds.append(1) or build(*a))

@@ -459,11 +459,12 @@ def test_a_refresh_from_the_catalog_in_memory_is_a_fresh_read(
         parsed.append(True)
         return real(location)
 
-    monkeypatch.setattr(catalog_module, "_read_index", spy)
-    monkeypatch.setattr(CatalogCache, "load", lambda self: pytest.fail("read the cache file"))
-    refreshed = open_catalog(locate_vault(vault), previous=held)
+    # A context of its own: `monkeypatch.undo()` would also undo the isolated cache folder.
+    with monkeypatch.context() as spied:
+        spied.setattr(catalog_module, "_read_index", spy)
+        spied.setattr(CatalogCache, "load", lambda self: pytest.fail("read the cache file"))
+        refreshed = open_catalog(locate_vault(vault), previous=held)
     assert refreshed.files_read == files_read and (not parsed) is index_kept
-    monkeypatch.undo()
     assert _state(refreshed) == _state(open_catalog(locate_vault(vault), use_cache=False))
     assert _state(held) == before
 

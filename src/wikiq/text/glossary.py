@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 from wikiq.text.scripts import HAN, has_han
-from wikiq.text.sorted_table import SortedTable, write_sorted_table
+from wikiq.text.sorted_table import SortedTable, prune_tables, write_sorted_table
 
 # "简体 繁體 [pin1 yin1] /sense one/sense two/": simplified after traditional in the file.
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
@@ -194,6 +194,7 @@ def english_chinese(
     inverse = invert(glossary, terms)
     with contextlib.suppress(OSError):  # an unwritable cache: used from memory this time
         write_sorted_table(inverse, table)
+        prune_tables(table, "english-chinese-*.tsv")
     return EnglishChinese(inverse)
 
 
@@ -239,4 +240,5 @@ def _cached(source: Path, cache_dir: Path) -> Glossary:
         _building("the Chinese-English glossary")
         parsed = read_cedict(source.read_text(encoding="utf-8"))
         write_sorted_table(parsed.entries, table)
+        prune_tables(table, "cedict-*.tsv")
         return Glossary(SortedTable(table))

@@ -11,12 +11,17 @@ Layout: `<name>.tsv` holds `word\\tvalue\\n` lines sorted by the word's UTF-8 by
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
+
+# Tables of one kind kept in the cache folder, the newest: two installs used in turn (a
+# project's virtual environment and the user's) each find theirs.
+KEEP_TABLES = 3
 
 
 class SortedTable(Mapping[str, str]):
@@ -95,6 +100,29 @@ def write_sorted_table(rows: Mapping[str, str], path: Path) -> None:
     np.save(tmp_offsets, offsets)
     os.replace(tmp_offsets, _offsets_path(path))
     os.replace(tmp, path)  # last: the table exists only once its offsets do
+
+
+def prune_tables(kept: Path, family: str, keep: int = KEEP_TABLES) -> None:
+    """Remove the tables of `family` (a glob in `kept`'s folder, "cedict-*.tsv") but the `keep`
+    most recently written, `kept` always among them. A table is named after what built it (the
+    dictionary file's size and time, the tokenizer's version), so every reinstall wrote a new
+    one beside the old: 10 MB each, 0.7 GB of one machine's cache in a week. A process still
+    reading a removed table keeps it open until it exits (POSIX); where a file in use cannot
+    be removed, it is left for the next time."""
+    rivals = sorted(
+        (t for t in kept.parent.glob(family) if t != kept), key=_written, reverse=True
+    )
+    for table in rivals[max(keep - 1, 0) :]:
+        for path in (table, _offsets_path(table)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _written(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:  # removed meanwhile: first to go
+        return 0
 
 
 def _offsets_path(path: Path) -> Path:
