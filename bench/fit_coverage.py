@@ -29,7 +29,9 @@ from devsets import BENCH, DEV_SETS, FRESH_SETS  # noqa: E402
 
 from wikiq.retrieve.coverage import (  # noqa: E402
     FOREIGN,
+    NOT_COVERED,
     CoverageFeatures,
+    model_cut,
     not_covered_by_rule,
 )
 
@@ -144,6 +146,14 @@ def ruled_out(p: np.ndarray, recs: list[dict]) -> np.ndarray:
     )
 
 
+def length_scale(recs: list[dict]) -> np.ndarray:
+    """How far each question's cut sits below the model's (coverage.model_cut: 1 but for a
+    long question), as a factor on any cut tried."""
+    return np.array(
+        [model_cut(CoverageFeatures.from_dict(r["features"])) / NOT_COVERED for r in recs]
+    )
+
+
 def thresholds(p: np.ndarray, recs: list[dict]) -> tuple[float, float]:
     """NOT_COVERED: among the cuts with false abstention ≤ MAX_FALSE_ABSTAIN on the natural
     answerable questions and ≤ 1% on the older sets, the one that abstains on the most uncovered
@@ -155,9 +165,10 @@ def thresholds(p: np.ndarray, recs: list[dict]) -> tuple[float, float]:
     uncovered = np.array([not r["answerable"] for r in recs])
     effective = np.array([not r["named"] for r in recs])  # named questions never abstain
     ruled = ruled_out(p, recs)
+    scale = length_scale(recs)
     low, best = 0.0, (-1, 0)
     for t in np.arange(0.01, 0.9, 0.01):
-        no = ((p < t) & effective) | ruled
+        no = ((p < t * scale) & effective) | ruled
         fa_nat = np.mean(no[nat])
         fa_old = np.mean(no[old])
         key = (int(no[uncovered].sum()), -int(no[nat].sum()))
@@ -180,7 +191,7 @@ def report(
 
     effective = np.array([not r["named"] for r in recs])
     empty = np.array([r.get("empty", False) for r in recs])
-    abstain = ((p < low) & effective) | empty | ruled_out(p, recs)
+    abstain = ((p < low * length_scale(recs)) & effective) | empty | ruled_out(p, recs)
     nat_ans = np.array([r["set"].startswith("natural/") and r["answerable"] for r in recs])
     nat_abs = np.array([r["set"].startswith("natural/") and not r["answerable"] for r in recs])
     fresh_ans = np.array([r["set"].startswith("fresh/") and r["answerable"] for r in recs])

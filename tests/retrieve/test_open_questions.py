@@ -21,6 +21,7 @@ from wikiq.retrieve.coverage import (
     CoverageFeatures,
     coverage_probability,
     decide_coverage,
+    model_cut,
 )
 from wikiq.retrieve.missing_words import MissingWords
 from wikiq.retrieve.names import without_disambiguator
@@ -153,6 +154,22 @@ def test_a_stage0_page_that_stands_out_is_evidence_by_itself() -> None:
     d = decide_coverage(_features(sem_standout=SEM_STANDOUT))
     assert d.covered == "uncertain" and "embeddings" in d.reason
     assert decide_coverage(_features(sem_standout=SEM_STANDOUT / 2)).covered == "no"
+
+
+def test_a_long_question_matching_a_little_is_kept_open_a_short_one_is_not() -> None:
+    # A paragraph of context dilutes the shares: the same evidence that refuses a question of
+    # ten distinctive words keeps one of thirty open, with the caveat; far less still refuses,
+    # and a rule (a name no page mentions) refuses at any length.
+    weak = dict(text_coverage=0.12, text_best3=0.12, known=0.3, text_gap=0.35)
+    short = decide_coverage(_features(**weak, words=10))
+    assert short.covered == "no" and short.probability < NOT_COVERED
+    long = decide_coverage(_features(**weak, words=30))
+    assert long.probability == short.probability and long.covered == "uncertain"
+    assert "may cover it only in part" in long.reason
+    assert model_cut(long.features) < NOT_COVERED == model_cut(short.features)
+    assert decide_coverage(_features(text_coverage=0.05, known=0.1, words=30)).covered == "no"
+    named = replace(_features(**weak, words=30), unknown_names=("Zotero",))
+    assert decide_coverage(named).covered == "no"
 
 
 # --- question text -----------------------------------------------------------------------------

@@ -218,6 +218,8 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     features = "  ".join(
         f"{k} –"
         if NOT_WORKED_OUT.get(k) == v  # worked out only when it could change the decision
+        else f"{k} {v:.0f}"
+        if k == "words"  # a count
         else f"{k} {v:.2f}"
         if isinstance(v, float | int)
         else f"{k} {', '.join(map(str, v)) or '–'}"
@@ -225,8 +227,15 @@ def _print_coverage(r: Retrieval, out: Console) -> None:
     )
     cuts = c.get("thresholds", {})
     low = float(cuts.get("not_covered", NOT_COVERED))
-    # Above the model's own cut: what everyday questions score on this vault (background.py).
-    why = ": this vault's background" if low > NOT_COVERED else ""
+    # Above the model's own cut: what everyday questions score on this vault (background.py);
+    # below it: a long question's (coverage.model_cut).
+    why = (
+        ": this vault's background"
+        if low > NOT_COVERED
+        else ": a long question"
+        if low < NOT_COVERED
+        else ""
+    )
     out.print(
         f"covered: {c.get('covered')}  probability {c.get('probability', 0.0):.3f}  "
         f"(not covered below {low:.2f}{why}, covered from {float(cuts.get('covered', COVERED)):.2f})",

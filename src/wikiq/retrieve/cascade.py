@@ -347,6 +347,7 @@ class Retriever:
             name=self._informative_name(ev),
             sem_standout=0.0,
             foreign=0.0,
+            words=float(len(set(evidence_terms(ev.text_terms)))),
         )
 
     def _floor(self, question: str) -> float:
