@@ -103,6 +103,19 @@ def test_a_lazy_vocabulary_answers_as_its_dict(tmp_path: Path) -> None:
     assert lazy["moon"] == 12  # looked up again once the dict is built
 
 
+def test_a_vocabulary_loaded_for_a_server_answers_without_searching_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "v.npz"
+    vocab = {w: i for i, w in enumerate(["orbit", "轨道", "moon", "月", "x", "xy", "y", "z", "w"])}
+    assert store.save(path, {"v": vocab})
+    lazy = store.load(path, lazy_strings=True)["v"]
+    assert isinstance(lazy, store.StrIds)
+    lazy.load()  # what Retriever.warm does for a server or `wikiq eval`
+    monkeypatch.setattr(store.Strings, "find", lambda self, word: pytest.fail("searched"))
+    assert lazy["轨道"] == 1 and lazy.get("moon") == 2 and "orb" not in lazy
+
+
 def test_lazily_loaded_strings_and_vocabularies_are_saved_again_as_they_were(tmp_path: Path) -> None:
     path = tmp_path / "v.npz"
     data = {"words": [f"w{i}" for i in range(10)], "ids": {f"t{i}": i for i in range(10)}}

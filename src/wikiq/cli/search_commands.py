@@ -289,7 +289,7 @@ def eval_command(
     settings = _settings(retriever)
     items = load_questions(questions)
     retr = wiki.searcher(settings=settings, use_model=not no_model)
-    retr.indexes  # build before timing the first question  # noqa: B018
+    retr.warm()  # indexes and their vocabularies built before timing the first question
     with progress_bar("Evaluating", show=sys.stderr.isatty() and not json) as update:
         outcomes = run_questions(
             lambda q, k, ex: retr.retrieve(q, k=k, exclude=ex),

@@ -67,9 +67,10 @@ from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
 from wikiq.text.stopwords import asked_about, content_terms, question_parts, without_unwanted
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
-from wikiq.vault.catalog import Catalog
+from wikiq.vault.catalog import LEAN_FROM_PAGES, Catalog
 from wikiq.vault.page import Page
 from wikiq.vault.rows import page_value
+from wikiq.vault.store import StrIds
 from wikiq.vault.terms import match_terms
 
 if TYPE_CHECKING:  # loaded where used: abbreviations and the glossary serve few questions
@@ -144,6 +145,16 @@ class Retriever:
         # The indexes, then the passages' counts (a file of their own): every question
         # reads both.
         _ = self.passages
+        if len(self.catalog.pages) < LEAN_FROM_PAGES:
+            # Their vocabularies as dicts (~20-70 ms and ~25 MB on ob-wiki): at a million
+            # pages they would hold millions of words, and questions' lookups stay as they are.
+            ix = self.indexes
+            vocabularies = [ix.text.term_ids, ix.lead.term_ids, ix.names.vocab, self.passages.term_ids]
+            if self.notes is not None:
+                vocabularies.append(self.notes.bm25.term_ids)
+            for vocabulary in vocabularies:
+                if isinstance(vocabulary, StrIds):  # a stored one, not a dict built in memory
+                    vocabulary.load()
         return self
 
     @property

@@ -291,6 +291,12 @@ class StrIds(Mapping[str, int]):
     def __contains__(self, key: object) -> bool:
         return self._id(key) is not None
 
+    def load(self) -> None:
+        """Build the dict now: a process answering many questions (a server, `wikiq eval`)
+        then looks every word up in it, instead of searching the bytes for the first hundred
+        distinct ones (~0.1 ms each on ob-wiki's vocabularies, ~0.8 ms of a first question)."""
+        self._whole()
+
     def _whole(self) -> dict[str, int]:
         if self._dict is None:
             self._dict = dict(zip(self._keys, self._values.tolist(), strict=True))
