@@ -570,7 +570,7 @@ class Retriever:
         features = name_features(question)
         terms = match_terms(question)
         weight = ix.names.question_weight(features, terms)
-        lex = ix.names.match(features, query_weight=weight) if s.mode != "body" else []
+        lex = ix.names.match(features, query_weight=weight, limit=s.candidates_per_signal) if s.mode != "body" else []
         joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
         none = BodyHits.empty()
         return _Evidence(question, terms, lex, joint, none, none, [])
