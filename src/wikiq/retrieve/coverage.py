@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal, cast
 
 from wikiq.retrieve.background import FLOOR_MAX
@@ -58,7 +58,10 @@ class CoverageFeatures:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            k: round(v, 4) for k, v in asdict(self).items() if isinstance(v, float)
+            # Read field by field: `asdict` deep-copies, ~0.1 ms a question for two calls.
+            f.name: round(v, 4)
+            for f in fields(self)
+            if isinstance(v := getattr(self, f.name), float)
         }
         out["unknown_names"] = list(self.unknown_names)
         out["passing_names"] = list(self.passing_names)
