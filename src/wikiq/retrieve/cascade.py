@@ -149,7 +149,12 @@ class Retriever:
             # Their vocabularies as dicts (~20-70 ms and ~25 MB on ob-wiki): at a million
             # pages they would hold millions of words, and questions' lookups stay as they are.
             ix = self.indexes
-            vocabularies = [ix.text.term_ids, ix.lead.term_ids, ix.names.vocab, self.passages.term_ids]
+            vocabularies = [
+                ix.text.term_ids,
+                ix.lead.term_ids,
+                ix.names.vocab,
+                self.passages.term_ids,
+            ]
             if self.notes is not None:
                 vocabularies.append(self.notes.bm25.term_ids)
             for vocabulary in vocabularies:
@@ -570,7 +575,11 @@ class Retriever:
         features = name_features(question)
         terms = match_terms(question)
         weight = ix.names.question_weight(features, terms)
-        lex = ix.names.match(features, query_weight=weight, limit=s.candidates_per_signal) if s.mode != "body" else []
+        lex = (
+            ix.names.match(features, query_weight=weight, limit=s.candidates_per_signal)
+            if s.mode != "body"
+            else []
+        )
         joint = ix.names.joint_coverage(lex, weight, s.named_coverage)
         none = BodyHits.empty()
         return _Evidence(question, terms, lex, joint, none, none, [])

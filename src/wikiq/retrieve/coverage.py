@@ -165,9 +165,9 @@ COVERED = 0.5
 # A long question (a paragraph of context around what it asks: "上下文长到一张卡的显存根本装不下
 # 时，听说有种做法是…") holds many distinctive words no page needs, so its shares run low even
 # where a page answers it: its cut is NOT_COVERED × LONG_QUESTION_WORDS / its words. On the
-# natural sets (dev and eight fresh, 1,040 questions) no question of 16 words or more that the
-# vault does not cover was refused by the cut alone, and 4 answerable ones were; at 14 and
-# below, both (docs/BENCHMARKS.md, "Long questions").
+# natural sets (dev and eight fresh, 930 questions) the cut alone refused no absent question
+# longer than 14 words, and 4 answerable ones (16-31 words); at 14 and below it refuses both
+# (docs/BENCHMARKS.md, "Long questions").
 LONG_QUESTION_WORDS = 14
 
 
