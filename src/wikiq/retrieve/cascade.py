@@ -232,7 +232,7 @@ class Retriever:
             coverage = decide_coverage(replace(coverage.features, best_part=best_part), floor)
             timings["parts"] = _ms(t)
         if wants_name_context(coverage):  # only for an unknown name beside answered words
-            names = coverage.features.unknown_names + coverage.features.passing_names
+            names = coverage.features.asked_names
             context = clause_coverage.name_context(self.indexes.text, question, names)
             coverage = decide_coverage(replace(coverage.features, name_context=context), floor)
         lex_strong = self._lex_strong(ev)

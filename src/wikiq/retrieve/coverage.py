@@ -56,6 +56,11 @@ class CoverageFeatures:
     # question's cut is lower (`model_cut`). A rule's input, not a weight.
     words: float = 0.0
 
+    @property
+    def asked_names(self) -> tuple[str, ...]:
+        """The names the question asks about that no page mentions, or one only in passing."""
+        return self.unknown_names + self.passing_names
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             # Read field by field: `asdict` deep-copies, ~0.1 ms a question for two calls.
@@ -213,7 +218,7 @@ def decide_coverage(
     ruled = not_covered_by_rule(features, p)
     if ruled is not None:
         return Coverage("no", p, features, ruled)
-    if p >= NAME_RULE_BELOW and _asked_names(features) and features.foreign < FOREIGN:
+    if p >= NAME_RULE_BELOW and features.asked_names and features.foreign < FOREIGN:
         if features.name_context < NAME_CONTEXT:
             return Coverage("no", p, features, _unknown_name_reason(features))
         # The words are answered, a name is not: the pages may cover all but that detail.
@@ -254,7 +259,7 @@ def wants_name_context(coverage: Coverage) -> bool:
     f = coverage.features
     return (
         coverage.covered == "uncertain"
-        and bool(_asked_names(f))
+        and bool(f.asked_names)
         and f.foreign < FOREIGN
         and coverage.probability >= NAME_RULE_BELOW
         and f.name_context == NOT_WORKED_OUT["name_context"]
@@ -278,7 +283,7 @@ def not_covered_by_rule(
     """Why a rule, whatever the cut, judges the question not covered (None when none does);
     `p` is the model's probability and `covered` its upper cut (bench/fit_coverage.py passes
     the ones it is fitting)."""
-    if _asked_names(features) and features.foreign < FOREIGN and p < NAME_RULE_BELOW:
+    if features.asked_names and features.foreign < FOREIGN and p < NAME_RULE_BELOW:
         # The question is about something the vault never names (or names only in passing,
         # away from the rest of the question); in another language the vault may name it
         # differently ("Tibetan" in a vault that writes 藏族).
@@ -315,11 +320,6 @@ def _part_reason(f: CoverageFeatures) -> str:
         f"one part of the question is answered by a page ({f.best_part:.0%} of its distinctive "
         "words), the rest matches little: the pages may cover it only in part"
     )
-
-
-def _asked_names(f: CoverageFeatures) -> tuple[str, ...]:
-    """The names the question asks about that no page mentions, or one only in passing."""
-    return f.unknown_names + f.passing_names
 
 
 def _quoted(names: tuple[str, ...]) -> str:

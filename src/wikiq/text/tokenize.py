@@ -27,7 +27,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -149,17 +149,20 @@ def _cut(text: str) -> list[str]:
     return words.cut(text) if words is not None else _segmenter()(text)
 
 
-def tag_words(text: str, hmm: bool = True) -> list[tuple[str, str]]:
+@lru_cache(maxsize=256)
+def tag_words(text: str, hmm: bool = True) -> tuple[tuple[str, str], ...]:
     """rjieba's words of `text` with their part-of-speech tags (proper nouns for
     text/name_words.py), through the word table when it serves. Without `hmm`, only the
-    dictionary's words: a word its HMM joined comes apart into them."""
+    dictionary's words: a word its HMM joined comes apart into them. Remembered for the last
+    texts: the coverage rules tag one question four times (its names, the names it mentions
+    in passing, the nouns jieba guessed, its common nouns), and the cuts are the same either
+    way."""
     words = _table(text)
     if words is not None:
-        return words.tag(text, hmm)
+        return tuple(words.tag(text, hmm))
     import rjieba
 
-    tags: list[tuple[str, str]] = rjieba.tag(text, hmm)
-    return tags
+    return tuple(rjieba.tag(text, hmm))
 
 
 # Latin letters with diacritics (Latin-1 Supplement to Latin Extended Additional): folded to
