@@ -24,6 +24,7 @@ from wikiq.retrieve.coverage import (
     not_covered_by_rule,
 )
 from wikiq.retrieve.result import ARM_NOTES, Retrieval, SourceExcerpt
+from wikiq.retrieve.topk import best_places
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.stopwords import content_terms
 from wikiq.vault.note_index import NoteIndex
@@ -120,11 +121,10 @@ class NoteSearch:
 
     def _best_ten(self, chunks: np.ndarray, scores: np.ndarray, words: list[str]) -> BodyHits:
         """The ten best chunks, best first (ties by chunk number, as a search ranks them),
-        with the coverage of the first three: what the evidence's features read."""
-        if len(scores) > 10:  # the ten best and any chunk tied with the tenth, then sorted
-            keep = scores >= np.partition(scores, len(scores) - 10)[len(scores) - 10]
-            chunks, scores = chunks[keep], scores[keep]
-        order = np.lexsort((chunks, -scores))[:10]
+        with the coverage of the first three: what the evidence's features read. `chunks`
+        come in chunk order (`score_every`), so the first of tied places are the lowest."""
+        keep = best_places(scores, 10)
+        order = keep[np.lexsort((chunks[keep], -scores[keep]))]
         chunks, scores = chunks[order], scores[order]
         coverage = np.zeros(len(chunks))
         coverage[:3] = self.bm25.coverage_of(chunks[:3], words)
