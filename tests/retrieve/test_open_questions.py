@@ -43,6 +43,7 @@ from wikiq.text.stopwords import (
     asked_about,
     asking_sentences,
     content_terms,
+    glossing_sentences,
     question_parts,
     without_unwanted,
 )
@@ -683,7 +684,7 @@ def test_a_thing_no_page_mentions_is_not_covered_unless_the_words_settle_it(
     assert asked.covered == "no" and asked.pure_llm and "番茄" in asked.coverage["reason"]
     assert asked.results  # the closest pages are still listed
     # Asked about what a page says, the question is covered even with a word no page uses.
-    kept = r.retrieve("模板插件可以把预先写好的文字插入笔记吗？有什么窍门")
+    kept = r.retrieve("模板插件可以把预先写好的文字插入笔记吗？有什么窍门？")
     assert kept.coverage["features"]["unknown_nouns"] == ["窍门"]
     assert kept.covered != "no" and kept.results[0].path == "核心插件/模板"
 
@@ -696,6 +697,24 @@ def test_a_thing_the_question_says_it_does_not_want_is_not_looked_for(
     assert "番茄" in asked.coverage["features"]["unknown_nouns"]
     aside = r.retrieve("不想用番茄钟，模板插件能把日期和时间写入笔记吗？")
     assert aside.coverage["features"]["unknown_nouns"] == []
+
+
+def test_a_thing_in_a_sentence_that_only_sets_the_scene_is_not_what_is_asked(
+    make_catalog: CatalogFactory,
+) -> None:
+    # "上飞机没网" says where the asker will be; the question is the sentence that asks.
+    r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
+    scene = r.retrieve("模板插件插入的图片是外链，上飞机没网就全裂了。能把日期和时间写入笔记吗？")
+    assert "飞机" not in scene.coverage["features"]["unknown_nouns"]
+    asked = r.retrieve("模板插件插入的图片是外链。上飞机没网的时候能用番茄钟吗？")
+    assert "番茄" in asked.coverage["features"]["unknown_nouns"]
+    # A term the asker glosses in English is the subject, wherever it stands.
+    glossed = r.retrieve("想给模板插件加个番茄钟（pomodoro timer）。它能把日期写入笔记吗？")
+    assert "番茄" in glossed.coverage["features"]["unknown_nouns"]
+    assert glossing_sentences("想开投机解码（speculative decoding）提速。草稿模型选多大？") == [
+        "想开投机解码（speculative decoding）提速。"
+    ]
+    assert glossing_sentences("图片里的文字（OCR）能搜到吗？路径（绝对）呢？") == ["图片里的文字（OCR）能搜到吗？"]
 
 
 def test_a_noun_written_as_a_verb_is_an_action_not_a_missing_thing(

@@ -65,7 +65,13 @@ from wikiq.retrieve.sources import NoteSearch, with_sources
 from wikiq.retrieve.topk import best_reached
 from wikiq.text.han_singles import evidence_terms
 from wikiq.text.language import detect_language
-from wikiq.text.stopwords import asked_about, content_terms, question_parts, without_unwanted
+from wikiq.text.stopwords import (
+    asked_about,
+    content_terms,
+    glossing_sentences,
+    question_parts,
+    without_unwanted,
+)
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
 from wikiq.vault.catalog import LEAN_FROM_PAGES, Catalog
 from wikiq.vault.page import Page
@@ -350,7 +356,7 @@ class Retriever:
             foreign=1.0 - self.indexes.languages.share_of(detect_language(ev.question)),
             unknown_names=self._unknown_names(ev.question, asked),
             passing_names=self._passing_names(ev, asked),
-            unknown_nouns=self._unknown_nouns(ev.question),
+            unknown_nouns=self._unknown_nouns(ev.question, asked),
         )
 
     def _model_features(self, ev: _Evidence) -> CoverageFeatures:
@@ -426,13 +432,18 @@ class Retriever:
 
         return self._missing_words().passing(ev.question, asked, near)
 
-    def _unknown_nouns(self, question: str) -> tuple[str, ...]:
+    def _unknown_nouns(self, question: str, asked: str) -> tuple[str, ...]:
         """The things the question asks about that no page or source note holds (its Chinese
-        common nouns a vault this size would use, and what it asks to have built in), except
-        what it says it does not want ("不想换整套皮肤": the skin is not what is asked)."""
+        common nouns a vault this size would use, and what it asks to have built in), in
+        `asked` or in a sentence that glosses a term in English: a thing in a sentence that
+        only sets the scene ("…上飞机没网就全裂了。有办法…吗？") is not what is asked, a term
+        the asker names in two languages is ("想开投机解码（speculative decoding）。"). Nor is
+        what it says it does not want ("不想换整套皮肤")."""
         if not self.settings.unknown_name_rule:
             return ()
-        return self._missing_words().nouns(without_unwanted(question), self.notes)
+        found = self._missing_words().nouns(without_unwanted(question), self.notes)
+        topic = " ".join([asked, *glossing_sentences(question)])
+        return tuple(w for w in found if w in topic)
 
     def _missing_words(self) -> MissingWords:
         if self._missing is None:

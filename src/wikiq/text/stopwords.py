@@ -203,6 +203,17 @@ def asked_about(question: str) -> list[str]:
     return [without_unwanted(s) for s in kept] or [question]
 
 
+# A Chinese term glossed in English in brackets ("投机解码（speculative decoding）", "局部敏感
+# 哈希（LSH）"): the asker names a term of art in both languages, and that is what the question
+# is about, even in a sentence that only sets the scene.
+_GLOSSED = re.compile(r"[\u4e00-\u9fff]\s*[（(]\s*[A-Za-z][A-Za-z .\-]*[）)]")
+
+
+def glossing_sentences(question: str) -> list[str]:
+    """The sentences that gloss a Chinese term in English (see _GLOSSED)."""
+    return [s for s in _sentences(question) if _GLOSSED.search(s)]
+
+
 def _sentences(question: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_ENDS.split(question) if s.strip()]
 
