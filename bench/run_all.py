@@ -33,15 +33,8 @@ DOC_END = "<!-- run_all:end -->"
 sys.path.insert(0, str(BENCH_DIR))
 from devsets import (  # noqa: E402
     ALL_SETS,
-    FRESH3_SETS,
-    FRESH4_SETS,
-    FRESH5_SETS,
-    FRESH6_SETS,
-    FRESH7_SETS,
-    FRESH8_SETS,
-    FRESH9_SETS,
-    FRESH_SETS,
     NATURAL_SETS,
+    UNSEEN_SETS,
 )
 
 # The bench README's "Baselines measured here": recall@5 / all-gold@5 per set.
@@ -260,17 +253,7 @@ NATURAL_KINDS = ("paraphrase", "relational", "cross-lang", "named")
 def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
     """The natural sets by kind, per mode, pooled over the sets, and the guard: per kind,
     full ≥ best single channel − GUARD_MARGIN. Returns the Markdown and the failures."""
-    natural = {
-        **NATURAL_SETS,
-        **FRESH_SETS,
-        **FRESH3_SETS,
-        **FRESH4_SETS,
-        **FRESH5_SETS,
-        **FRESH6_SETS,
-        **FRESH7_SETS,
-        **FRESH8_SETS,
-        **FRESH9_SETS,
-    }
+    natural = {**NATURAL_SETS, **UNSEEN_SETS}
     sets = {n: d for n, d in result["sets"].items() if n in natural}
     if not sets:
         return "", []
@@ -308,7 +291,17 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             best = max(c.get(kind) or 0.0 for c in channels)
             if (full[kind] or 0.0) < best - GUARD_MARGIN:
                 failures.append(f"{name} {kind}: full {full[kind]:.3f} < {best:.3f}")
-    for group in ("natural", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"):
+    for group in (
+        "natural",
+        "fresh",
+        "fresh3",
+        "fresh4",
+        "fresh5",
+        "fresh6",
+        "fresh7",
+        "fresh8",
+        "fresh9",
+    ):
         cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.startswith(group + " ")}
         if cols:
             lines += [

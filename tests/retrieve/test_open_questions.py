@@ -45,6 +45,7 @@ from wikiq.text.stopwords import (
     content_terms,
     glossing_sentences,
     question_parts,
+    without_the_asker,
     without_unwanted,
 )
 from wikiq.vault.catalog import Catalog
@@ -706,6 +707,8 @@ def test_a_thing_in_a_sentence_that_only_sets_the_scene_is_not_what_is_asked(
     r = Retriever(make_catalog(NOTES_APP_ZH_AND_SKY))
     scene = r.retrieve("模板插件插入的图片是外链，上飞机没网就全裂了。能把日期和时间写入笔记吗？")
     assert "飞机" not in scene.coverage["features"]["unknown_nouns"]
+    on_board = r.retrieve("模板插件能在飞机上把日期和时间写入笔记吗？")
+    assert "飞机" in on_board.coverage["features"]["unknown_nouns"]
     asked = r.retrieve("模板插件插入的图片是外链。上飞机没网的时候能用番茄钟吗？")
     assert "番茄" in asked.coverage["features"]["unknown_nouns"]
     # A term the asker glosses in English is the subject, wherever it stands.
@@ -715,6 +718,12 @@ def test_a_thing_in_a_sentence_that_only_sets_the_scene_is_not_what_is_asked(
         "想开投机解码（speculative decoding）提速。"
     ]
     assert glossing_sentences("图片里的文字（OCR）能搜到吗？路径（绝对）呢？") == ["图片里的文字（OCR）能搜到吗？"]
+    # Nor is who the asker says they are.
+    student = r.retrieve("我是研究生，模板插件能把日期和时间写入笔记吗？")
+    assert "研究生" not in student.coverage["features"]["unknown_nouns"]
+    asked_for = r.retrieve("模板插件能把研究生的日期写入笔记吗？")
+    assert "研究生" in asked_for.coverage["features"]["unknown_nouns"]
+    assert without_the_asker("我是研究生，想买同步。作为老师呢？") == " ，想买同步。 ？"
 
 
 def test_a_noun_written_as_a_verb_is_an_action_not_a_missing_thing(

@@ -70,6 +70,7 @@ from wikiq.text.stopwords import (
     content_terms,
     glossing_sentences,
     question_parts,
+    without_the_asker,
     without_unwanted,
 )
 from wikiq.text.tokenize import TOKENIZER_FINGERPRINT, strip_fillers
@@ -438,11 +439,11 @@ class Retriever:
         `asked` or in a sentence that glosses a term in English: a thing in a sentence that
         only sets the scene ("…上飞机没网就全裂了。有办法…吗？") is not what is asked, a term
         the asker names in two languages is ("想开投机解码（speculative decoding）。"). Nor is
-        what it says it does not want ("不想换整套皮肤")."""
+        what it says it does not want ("不想换整套皮肤"), nor who the asker is ("我是研究生，")."""
         if not self.settings.unknown_name_rule:
             return ()
         found = self._missing_words().nouns(without_unwanted(question), self.notes)
-        topic = " ".join([asked, *glossing_sentences(question)])
+        topic = without_the_asker(" ".join([asked, *glossing_sentences(question)]))
         return tuple(w for w in found if w in topic)
 
     def _missing_words(self) -> MissingWords:

@@ -189,6 +189,16 @@ def without_unwanted(text: str) -> str:
     return _NOT_WANTED.sub(" ", text)
 
 
+# "我是研究生，想买…": a clause in which the asker says who they are sets the scene; a thing
+# it names ("研究生") is not what the question looks for.
+_ABOUT_THE_ASKER = re.compile(r"(?:我们?是|作为)[^，,。？?！!；;：:]*")
+
+
+def without_the_asker(text: str) -> str:
+    """`text` without the clauses in which the asker says who they are (_ABOUT_THE_ASKER)."""
+    return _ABOUT_THE_ASKER.sub(" ", text)
+
+
 def asked_about(question: str) -> list[str]:
     """The sentences that ask, each with the statement before it when it points back to it
     ("…说智人胜过了尼安德特人。这个观点他是怎么论证的？": both); the whole question if none asks.
