@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from wikiq.vault.access import PageContent
+    from wikiq.vault.cache_folders import OtherCaches
     from wikiq.vault.catalog import Catalog
     from wikiq.vault.health import VaultHealth
     from wikiq.vault.page import ParsedPage
@@ -36,15 +37,29 @@ def doctor(
     wiki_folder: WikiFolderOpt = None,
     json: JsonOpt = False,
     sources: SourcesOpt = None,
+    prune_caches: Annotated[
+        bool,
+        typer.Option(
+            "--prune-caches",
+            help="Remove the cache folders of vaults that no longer exist (moved, renamed or "
+            "deleted; a vault on a drive that is not mounted counts too, and its cache is "
+            "rebuilt when it is opened again). Only wikiq's own cache folders are removed, "
+            "never anything in a vault.",
+        ),
+    ] = False,
 ) -> None:
     """Check a vault: where it is, page counts, index gaps, dead links, stubs, broken pages, cache.
 
+    Also lists the cache folders other vaults left behind; --prune-caches removes them.
+
     Examples:\n
       wikiq doctor --vault ~/Obsidian/MyVault\n
-      wikiq doctor --json | jq .dead_links
+      wikiq doctor --json | jq .dead_links\n
+      wikiq doctor --prune-caches
     """
     from wikiq.config import load_config
     from wikiq.models import config_report
+    from wikiq.vault.cache_folders import other_caches
     from wikiq.vault.health import vault_health
 
     # The flags go into the settings too, so every setting is shown with where it came from.
@@ -54,12 +69,51 @@ def doctor(
     config = config_report(settings)
     from wikiq.cli.index_commands import embedding_state, print_embedding_state
 
+    caches = other_caches(wiki.wired.cache_dir, prune_caches)
     if json:
-        print_json({**health.to_dict(), "config": config, "embeddings": embedding_state(wiki)})
+        print_json(
+            {
+                **health.to_dict(),
+                "config": config,
+                "embeddings": embedding_state(wiki),
+                "caches": caches.to_dict(),
+            }
+        )
         return
     _print_health(health)
+    _print_caches(caches)
     _print_config(config)
     print_embedding_state(wiki)
+
+
+def _print_caches(c: OtherCaches) -> None:
+    from rich.markup import escape
+
+    from wikiq.cli.output import stdout_console
+
+    out = stdout_console()
+    out.print(
+        f"[bold]All caches[/bold]   {len(c.folders)} vault(s), {_megabytes(c.total)} in "
+        f"{escape(str(c.root))}",
+        markup=True,
+    )
+    if c.removed:
+        out.print(
+            f"    removed {len(c.removed)} left behind by vaults that no longer exist "
+            f"({_megabytes(sum(f.size for f in c.removed))}):"
+        )
+        _print_list(out, [str(f.vault) for f in c.removed], "folders")
+    gone = c.left_behind
+    if gone:
+        out.print(
+            f"    {len(gone)} left behind by vaults that no longer exist "
+            f"({_megabytes(sum(f.size for f in gone))}); remove them with: wikiq doctor --prune-caches"
+        )
+        _print_list(out, [str(f.vault) for f in gone], "folders")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n < 1e9 else f"{n / 1e9:.2f} GB"
 
 
 def _print_config(c: dict[str, Any]) -> None:

@@ -557,6 +557,19 @@ def load(path: Path, classes: Iterable[type] = (), *, lazy_strings: bool = False
         return None
 
 
+def head(path: Path) -> dict[str, Any] | None:
+    """The plain values (strings, numbers) at the top of an object `save` wrote, read from its
+    manifest alone, without its arrays: what a cache file was built for, at any size. None for
+    a missing, damaged or foreign file."""
+    try:
+        with np.load(path, allow_pickle=False) as arrays:  # members are read when asked for
+            manifest = json.loads(bytes(arrays[_MANIFEST]).decode("utf-8"))
+        top = manifest["__dict__"]
+        return {k: v for k, v in top.items() if isinstance(v, str | int | float)}
+    except Exception:  # missing, truncated, or not ours
+        return None
+
+
 class _Read:
     """One cache file read (or failing to be read) in the background."""
 
