@@ -724,6 +724,7 @@ def test_a_thing_in_a_sentence_that_only_sets_the_scene_is_not_what_is_asked(
     asked_for = r.retrieve("模板插件能把研究生的日期写入笔记吗？")
     assert "研究生" in asked_for.coverage["features"]["unknown_nouns"]
     assert without_the_asker("我是研究生，想买同步。作为老师呢？") == " ，想买同步。 ？"
+    assert without_the_asker("我是想问同步。VS Code 里我是按住键拖") == "我是想问同步。VS Code 里我是按住键拖"
 
 
 def test_a_noun_written_as_a_verb_is_an_action_not_a_missing_thing(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from wikiq.vault.access import PageContent
-    from wikiq.vault.cache_folders import OtherCaches
+    from wikiq.vault.cache_folders import VaultCaches
     from wikiq.vault.catalog import Catalog
     from wikiq.vault.health import VaultHealth
     from wikiq.vault.page import ParsedPage
@@ -59,7 +59,7 @@ def doctor(
     """
     from wikiq.config import load_config
     from wikiq.models import config_report
-    from wikiq.vault.cache_folders import other_caches
+    from wikiq.vault.cache_folders import vault_caches
     from wikiq.vault.health import vault_health
 
     # The flags go into the settings too, so every setting is shown with where it came from.
@@ -69,7 +69,7 @@ def doctor(
     config = config_report(settings)
     from wikiq.cli.index_commands import embedding_state, print_embedding_state
 
-    caches = other_caches(wiki.wired.cache_dir, prune_caches)
+    caches = vault_caches(wiki.wired.cache_dir, prune_caches)
     if json:
         print_json(
             {
@@ -86,7 +86,7 @@ def doctor(
     print_embedding_state(wiki)
 
 
-def _print_caches(c: OtherCaches) -> None:
+def _print_caches(c: VaultCaches) -> None:
     from rich.markup import escape
 
     from wikiq.cli.output import stdout_console

@@ -189,9 +189,13 @@ def without_unwanted(text: str) -> str:
     return _NOT_WANTED.sub(" ", text)
 
 
-# "我是研究生，想买…": a clause in which the asker says who they are sets the scene; a thing
-# it names ("研究生") is not what the question looks for.
-_ABOUT_THE_ASKER = re.compile(r"(?:我们?是|作为)[^，,。？?！!；;：:]*")
+# "我是研究生，想买…", "作为新手，…": a clause that opens with who the asker is sets the
+# scene; a thing it names ("研究生") is not what the question looks for. Only at a clause's
+# start ("VS Code 里我是按住某个键…", "作为世界本体的意志" say something else), and not "我是想
+# 问…", which asks.
+_ABOUT_THE_ASKER = re.compile(
+    r"(?:^|(?<=[，,。？?！!；;：:\s]))(?:我们?是|作为)(?!想|说|问|要|觉得|不是)[^，,。？?！!；;：:]*"
+)
 
 
 def without_the_asker(text: str) -> str:

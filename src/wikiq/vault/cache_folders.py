@@ -39,7 +39,7 @@ class CacheFolder:
 
 
 @dataclass(frozen=True)
-class OtherCaches:
+class VaultCaches:
     """Every vault's cache folder, and those just removed (`--prune-caches`)."""
 
     root: Path
@@ -63,12 +63,12 @@ class OtherCaches:
         }
 
 
-def other_caches(override: Path | None = None, prune: bool = False) -> OtherCaches:
+def vault_caches(override: Path | None = None, prune: bool = False) -> VaultCaches:
     """The cache folders; with `prune`, those left behind are removed first."""
     folders = cache_folders(override)
     removed = [f for f in folders if prune and f.left_behind and remove(f, override)]
     kept = [f for f in folders if f not in removed]
-    return OtherCaches(cache_root(override) / "vaults", kept, removed)
+    return VaultCaches(cache_root(override) / "vaults", kept, removed)
 
 
 def cache_folders(override: Path | None = None) -> list[CacheFolder]:
