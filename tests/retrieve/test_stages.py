@@ -182,15 +182,19 @@ def test_ppr_rounds_over_reached_pages_equal_rounds_over_the_whole_vault(
     assert np.array_equal(whole, reached)
 
 
-@pytest.mark.parametrize("sparse_round", [0, 10**12])
+@pytest.mark.parametrize(
+    ("sparse_round", "sparse_from"),
+    [(0, 0), (10**12, 0), (ppr_module.SPARSE_ROUND, ppr_module.SPARSE_FROM)],
+    ids=["rounds over reached pages", "rounds over the vault", "small vault"],
+)
 def test_a_walk_names_exactly_the_pages_it_left_mass_on(
-    monkeypatch: pytest.MonkeyPatch, sparse_round: int
+    monkeypatch: pytest.MonkeyPatch, sparse_round: int, sparse_from: int
 ) -> None:
     # The fusion takes the walk's best pages from the pages it reached instead of scanning
     # every page's mass: a page left out would never be offered, an extra one is harmless
     # but the list must be those pages, in order, whichever way the rounds ran.
     monkeypatch.setattr(ppr_module, "SPARSE_ROUND", sparse_round)
-    monkeypatch.setattr(ppr_module, "SPARSE_FROM", 0)
+    monkeypatch.setattr(ppr_module, "SPARSE_FROM", sparse_from)
     a = _random_graph(3000, 0.002, seed=11)
     graph = walk_graph(a, "both", 0.5)
     for seeds in ({4: 1.0, 1700: 0.5}, {9: 1.0}, {}):
@@ -200,8 +204,9 @@ def test_a_walk_names_exactly_the_pages_it_left_mass_on(
         assert best.tolist() == best_reached(walk.mass, 20).tolist()
 
 
+@pytest.mark.parametrize("sparse_from", [ppr_module.SPARSE_FROM, 0], ids=["small vault", "large vault"])
 def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, sparse_from: int
 ) -> None:
     # A page linked with 4,000 others (an index page, a tag hub) beside a small cluster
     # around the seed: the walk comes back to the hub with little mass, which it keeps rather
@@ -218,14 +223,16 @@ def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(
     graph = walk_graph(CSR.from_scipy(a), "both", 0.5)
     seeds = {cluster[0]: 1.0}
     pushed: list[int] = []
-    edges_of = ppr_module._edges_of
+    edges_from = ppr_module._edges_from
 
-    def counting(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        edges, owner = edges_of(indptr, rows)
+    def counting(indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray, total: int) -> np.ndarray:
+        edges = edges_from(indptr, rows, sizes, total)
         pushed.append(len(edges))
-        return edges, owner
+        return edges
 
-    monkeypatch.setattr(ppr_module, "_edges_of", counting)
+    # Both ways a walk runs: a round over the vault (small) and rounds over what they reach.
+    monkeypatch.setattr(ppr_module, "SPARSE_FROM", sparse_from)
+    monkeypatch.setattr(ppr_module, "_edges_from", counting)
     held = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-6)
     held_work, pushed[:] = sum(pushed), []
     monkeypatch.setattr(ppr_module, "HUB_LINKS", 10**9)  # every page spreads all it gets

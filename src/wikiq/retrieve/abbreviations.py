@@ -25,16 +25,23 @@ class Abbreviations:
     """The vault's longer Chinese words, searched for the full forms of short ones."""
 
     def __init__(self, vocabulary: Iterable[str]) -> None:
-        self._words = "\n".join(w for w in vocabulary if _HAN_WORD.match(w))
+        # By first character (an expansion starts with the word's): searching all of them
+        # at once cost ~0.6 ms a word in ob-wiki's vocabulary.
+        by_first: dict[str, list[str]] = {}
+        for w in vocabulary:
+            if _HAN_WORD.match(w):
+                by_first.setdefault(w[0], []).append(w)
+        self._words = {first: "\n".join(words) for first, words in by_first.items()}
 
     def expansions(self, word: str) -> list[str]:
         """The vault's words `word` abbreviates (["抗日战争"] for "抗战"), at most a few."""
-        if len(word) < 2 or not self._words:
+        words = self._words.get(word[:1], "")
+        if len(word) < 2 or not words:
             return []
         gap = f"[^\\n]{{0,{MAX_GAP}}}"
         pattern = re.escape(word[0]) + "".join(gap + re.escape(c) for c in word[1:])
         out = []
-        for m in re.finditer(f"^{pattern}[^\\n]*$", self._words, re.MULTILINE):
+        for m in re.finditer(f"^{pattern}[^\\n]*$", words, re.MULTILINE):
             full = m.group(0)
             if word not in full and len(full) <= 2 * len(word) + 1:
                 out.append(full)

@@ -324,21 +324,29 @@ class NameIndex:
         score = np.where(self.is_alias[hit_names], score * self.ALIAS_FACTOR, score)
         best = self._best_per_page(hit_names, score, limit)
         feature_set = frozenset(features)
-        out = []
-        for k in best:
-            r = int(hit_names[k])
-            page = int(self.owner[r])
-            out.append(
-                NameMatch(
-                    page=page,
-                    score=float(score[k]),
-                    name_coverage=float(min(name_cov[k], 1.0)),
-                    query_coverage=float(min(query_cov[k], 1.0)),
-                    field=FIELD_ALIAS if self.is_alias[r] else FIELD_TITLE,
-                    name_number=r,
-                    index=self,
-                    question_features=feature_set,
-                )
+        numbers = hit_names[best]
+        # Read out as Python values in one go: a numpy scalar a field cost ~0.3 ms a question.
+        columns = zip(
+            numbers.tolist(),
+            self.owner[numbers].tolist(),
+            score[best].tolist(),
+            np.minimum(name_cov[best], 1.0).tolist(),
+            np.minimum(query_cov[best], 1.0).tolist(),
+            self.is_alias[numbers].tolist(),
+            strict=True,
+        )
+        out = [
+            NameMatch(
+                page=page,
+                score=page_score,
+                name_coverage=name_share,
+                query_coverage=query_share,
+                field=FIELD_ALIAS if alias else FIELD_TITLE,
+                name_number=r,
+                index=self,
+                question_features=feature_set,
             )
+            for r, page, page_score, name_share, query_share, alias in columns
+        ]
         out.sort(key=lambda m: (-m.score, m.page))
         return out

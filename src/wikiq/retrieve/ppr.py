@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from wikiq.sparse import CSR, distinct_values, row_entries
+from wikiq.sparse import CSR, distinct_values
 
 Direction = Literal["out", "in", "both"]
 
@@ -24,7 +24,8 @@ Direction = Literal["out", "in", "both"]
 # 256, 64, 16 and 4 at 100k and 1M pages: 16 best at both; docs/BENCHMARKS.md).
 SPARSE_ROUND = 16
 # ... in a vault of this many pages or more: below it a pass over the vault costs microseconds
-# and the bookkeeping would cost more (2wiki's 6,119 pages: 0.6 -> 0.9 ms a walk).
+# and the bookkeeping would cost more (2wiki's 6,119 pages: 0.6 -> 0.9 ms a walk), so every
+# round is one (`_small_walk`).
 SPARSE_FROM = 50_000
 # A page with more links than this is a hub: it spreads its mass only when each link's share
 # would matter (see personalized_pagerank). No page of the small dev vaults but 13 of
@@ -58,6 +59,11 @@ class WalkGraph:
         data = np.repeat(self.share, np.diff(s.indptr))
         data *= s.data[: s.nnz]
         return CSR(s.indptr, s.indices, data, s.shape)
+
+    @functools.cached_property
+    def degree(self) -> np.ndarray:
+        """Each page's number of steps (a walk reads it for the pages it pushes from)."""
+        return np.diff(self.steps.indptr)
 
     @functools.cached_property
     def transposed(self) -> CSR:
@@ -187,6 +193,8 @@ def pagerank_walk(
     seeds_at, share = _restart_seeds(n, seeds)
     if len(seeds_at) == 0 or share.sum() == 0:
         return Walk(np.zeros(n), np.empty(0, dtype=np.int64))
+    if n < SPARSE_FROM:
+        return _small_walk(graph, seeds_at, share, restart=restart, tol=tol)
     # P's entries, worked out once a process (at a million pages ~130 MB of memory, not of
     # cache): weighing each row's steps as a walk reads them cost ~1 ms a question.
     fwd = graph.forward
@@ -228,7 +236,7 @@ def pagerank_walk(
         if len(live):
             edges, owner = _edges_of(indptr, live)
             weights = data[edges] * spread[spreads][owner]
-            if n >= SPARSE_FROM and len(edges) * SPARSE_ROUND < n:
+            if len(edges) * SPARSE_ROUND < n:
                 targets = indices[edges]
                 # Each target's weights summed in edge order, as the vault-wide bincount
                 # sums them (so the same bits), grouped without a sort.
@@ -249,10 +257,60 @@ def pagerank_walk(
     return Walk(estimate, np.sort(distinct_values(np.concatenate(went), slots)[0]))
 
 
+def _small_walk(
+    graph: WalkGraph, seeds_at: np.ndarray, share: np.ndarray, *, restart: float, tol: float
+) -> Walk:
+    """`pagerank_walk` in a vault of fewer than SPARSE_FROM pages, where every round is one
+    pass over the vault: the same pushes and sums (so the same bits), with the fewest numpy
+    calls a round (half the walk's time was their overhead: 1.3 -> 0.9 ms on ob-wiki)."""
+    n = graph.size
+    fwd = graph.forward
+    indptr, indices, data = fwd.indptr, fwd.indices, fwd.data
+    degree, dangling = graph.degree, graph.dangling
+    estimate = np.zeros(n)
+    residual = np.zeros(n)
+    residual[seeds_at] = share
+    reached = np.zeros(n, dtype=bool)
+    damp = 1.0 - restart
+    active = seeds_at[residual[seeds_at] > tol]
+    while len(active):
+        reached[active] = True
+        mass = residual[active]
+        estimate[active] += restart * mass
+        residual[active] = 0.0
+        spread = damp * mass
+        dead = dangling[active]
+        any_dead = bool(dead.any())
+        if any_dead:
+            residual[seeds_at] += spread[dead].sum() * share
+        # Hubs hold back what would be too little a link (see pagerank_walk).
+        sizes = degree[active]
+        spreads = ~dead & (mass * HUB_LINKS > tol * sizes)
+        if not spreads.all():
+            active, sizes, spread = active[spreads], sizes[spreads], spread[spreads]
+        total = int(sizes.sum())
+        if total == 0 and not any_dead:
+            break
+        if total:
+            edges = _edges_from(indptr, active, sizes, total)
+            weights = data[edges] * np.repeat(spread, sizes)
+            residual += np.bincount(indices[edges], weights=weights, minlength=n)
+        active = np.flatnonzero(residual > tol)
+    return Walk(estimate, np.flatnonzero(reached))
+
+
 def _edges_of(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of every edge of `rows` in a CSR matrix, and which row (0..len-1) owns each."""
-    edges, heads = row_entries(indptr, rows)
-    return edges, np.repeat(np.arange(len(rows)), np.diff(heads, append=len(edges)))
+    sizes = indptr[rows + 1] - indptr[rows]
+    edges = _edges_from(indptr, rows, sizes, int(sizes.sum()))
+    return edges, np.repeat(np.arange(len(rows)), sizes)
+
+
+def _edges_from(indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray, total: int) -> np.ndarray:
+    """Positions of every edge of `rows` (holding `sizes` edges, `total` in all), one row's
+    after another: the edges a push round spreads mass along."""
+    heads = np.cumsum(sizes) - sizes
+    return np.repeat(indptr[rows] - heads, sizes) + np.arange(total)
 
 
 def power_iteration(
