@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from wikiq.vault.access import PageContent
-    from wikiq.vault.cache_folders import VaultCaches
+    from wikiq.vault.cache_folders import CacheFolder, VaultCaches
     from wikiq.vault.catalog import Catalog
     from wikiq.vault.health import VaultHealth
     from wikiq.vault.page import ParsedPage
@@ -97,19 +97,21 @@ def _print_caches(c: VaultCaches) -> None:
         f"{escape(str(c.root))}",
         markup=True,
     )
-    if c.removed:
-        out.print(
-            f"    removed {len(c.removed)} left behind by vaults that no longer exist "
-            f"({_megabytes(sum(f.size for f in c.removed))}):"
-        )
-        _print_list(out, [str(f.vault) for f in c.removed], "folders")
-    gone = c.left_behind
-    if gone:
-        out.print(
-            f"    {len(gone)} left behind by vaults that no longer exist "
-            f"({_megabytes(sum(f.size for f in gone))}); remove them with: wikiq doctor --prune-caches"
-        )
-        _print_list(out, [str(f.vault) for f in gone], "folders")
+    _print_left_behind(out, c.removed, "removed {n} left behind", "({size}):")
+    _print_left_behind(
+        out, c.left_behind, "{n} left behind", "({size}); remove them with: wikiq doctor --prune-caches"
+    )
+
+
+def _print_left_behind(out: Console, folders: list[CacheFolder], lead: str, tail: str) -> None:
+    """One line on cache folders of vaults that no longer exist, then their vaults."""
+    if not folders:
+        return
+    size = _megabytes(sum(f.size for f in folders))
+    out.print(
+        f"    {lead.format(n=len(folders))} by vaults that no longer exist {tail.format(size=size)}"
+    )
+    _print_list(out, [str(f.vault) for f in folders], "folders")
 
 
 def _megabytes(n: int) -> str:
