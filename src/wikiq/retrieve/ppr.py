@@ -234,7 +234,7 @@ def pagerank_walk(
         spreads = ~dead & (mass * HUB_LINKS > tol * degree)
         live = active[spreads]
         if len(live):
-            edges, owner = _edges_of(indptr, live)
+            edges, owner = _edges_of(indptr, live, degree[spreads])
             weights = data[edges] * spread[spreads][owner]
             if len(edges) * SPARSE_ROUND < n:
                 targets = indices[edges]
@@ -299,9 +299,11 @@ def _small_walk(
     return Walk(estimate, np.flatnonzero(reached))
 
 
-def _edges_of(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of every edge of `rows` in a CSR matrix, and which row (0..len-1) owns each."""
-    sizes = indptr[rows + 1] - indptr[rows]
+def _edges_of(
+    indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of every edge of `rows` (holding `sizes` edges each) in a CSR matrix, and
+    which row (0..len-1) owns each."""
     edges = _edges_from(indptr, rows, sizes, int(sizes.sum()))
     return edges, np.repeat(np.arange(len(rows)), sizes)
 
