@@ -291,18 +291,9 @@ def natural_tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             best = max(c.get(kind) or 0.0 for c in channels)
             if (full[kind] or 0.0) < best - GUARD_MARGIN:
                 failures.append(f"{name} {kind}: full {full[kind]:.3f} < {best:.3f}")
-    for group in (
-        "natural",
-        "fresh",
-        "fresh3",
-        "fresh4",
-        "fresh5",
-        "fresh6",
-        "fresh7",
-        "fresh8",
-        "fresh9",
-    ):
-        cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.startswith(group + " ")}
+    # The groups as the sets named them above (natural, fresh, fresh3…), in their order.
+    for group in dict.fromkeys(key.split(" ", 1)[0] for key in pooled):
+        cols = {k.split(" ", 1)[1]: v for k, v in pooled.items() if k.split(" ", 1)[0] == group}
         if cols:
             lines += [
                 "",
