@@ -196,3 +196,32 @@ def test_hostile_source_notes_are_skipped_or_read_safely(hostile: Path, tmp_path
     assert "raw/passwd.md" in skipped and "raw/caf\\xe9.md" in skipped
     assert "Bomb note" in runs[3].stdout
     assert _hashes(hostile) == before
+
+
+def test_binary_files_named_md_are_reported_and_never_searched_or_quoted(
+    make_vault: VaultFactory,
+) -> None:
+    # An image saved as `.md`, once as a page and once as a source note the page points at:
+    # its bytes hold letters that read as question words when decoded with replacement.
+    junk = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR orbit moon transfer " * 40
+    vault = make_vault(
+        {
+            "wiki/index.md": index_md("- [[concepts/orbit|orbit]]"),
+            "wiki/concepts/orbit.md": (
+                "---\ntype: concept\n---\n# Orbit\n\nA curved path around the Moon. "
+                "Original file: [[raw/scan]]\n"
+            ),
+            "raw/notes.md": "# Notes\n\nThe transfer orbit to the Moon took three days.\n",
+        }
+    )
+    (vault / "wiki" / "concepts" / "picture.md").write_bytes(junk)
+    (vault / "raw" / "scan.md").write_bytes(junk)
+    found = run_wikiq("search", "orbit moon transfer", "--vault", str(vault), "--json", timeout=60)
+    assert found.code == 0, found.stderr[-500:]
+    data = json.loads(found.stdout)
+    assert "concepts/picture" not in [r["path"] for r in data["results"]]
+    assert [s["path"] for s in data["sources"]] == ["raw/notes"]  # not raw/scan
+    doctor = json.loads(run_wikiq("doctor", "--vault", str(vault), "--json", timeout=60).stdout)
+    problems = {m["file"]: m["problem"] for m in doctor["malformed"]}
+    assert "not a text file" in problems["concepts/picture.md"]
+    assert doctor["source_notes"] == 2 and doctor["dead_links"] == []  # raw/scan still resolves

@@ -150,6 +150,16 @@ def test_undecodable_bytes_are_reported_not_fatal() -> None:
     assert page.title.startswith("Caf")
 
 
+def test_a_binary_file_named_md_is_reported_and_none_of_it_is_read() -> None:
+    # A PNG saved as `.md`: its bytes would otherwise be searched and quoted as words.
+    raw = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR [[concepts/x]] orbit"
+    parsed = parse_page(raw, "concepts/image.md", size=len(raw))
+    assert parsed.page.problem is not None and "not a text file" in parsed.page.problem
+    assert parsed.body == "" and parsed.page.links == ()
+    assert parsed.page.title == "image"
+    assert parsed.page.body_offset == len(raw)  # Catalog.read_body reads nothing of it
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_parsers_never_raise_on_arbitrary_text(text: str) -> None:

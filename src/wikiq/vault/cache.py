@@ -35,8 +35,9 @@ from wikiq.vault.terms import TERM_FIELDS, TermIndex, compact_counts
 # from the passages' and the titles' (vault/body_terms.py); 14: the link graph's ones not kept
 # (store.ones), counts and offsets in the fewest bytes, files and names that the paths give not
 # kept (rows.FromPaths), row offsets in four bytes; 15: the passages' counts, the lead's and
-# the titles' compressed (`DEFLATED_ARRAYS`)
-CACHE_FORMAT = 15
+# the titles' compressed (`DEFLATED_ARRAYS`); 16: a file holding NUL bytes is not text, and
+# nothing of it is counted (vault/page.py)
+CACHE_FORMAT = 16
 
 # The files of a vault's cache folder (`vault_cache_dir`) read by every question.
 CATALOG_FILE = "catalog.npz"

@@ -24,13 +24,13 @@ from wikiq.vault.cache import NOTES_FILE, vault_cache_dir
 from wikiq.vault.catalog import Catalog
 from wikiq.vault.note_links import linked_targets, note_links
 from wikiq.vault.notes import NoteResolver, NoteScan, SourcesSetting, scan_notes
-from wikiq.vault.page import parse_page
+from wikiq.vault.page import NOT_TEXT, parse_page
 from wikiq.vault.scan import FileStat
 from wikiq.vault.store import Strings
 from wikiq.vault.terms import TermIndex, TermRow, Vocab, build_term_index, count_terms
 
 # Bump when what is stored or how notes are chunked changes (the tokenizer has its own key).
-NOTES_FORMAT = 6
+NOTES_FORMAT = 7  # 7: a note holding NUL bytes is not text, and not chunked
 # Characters per chunk: about a paragraph or two, the size the source-question baseline used
 # (bench/README: 800-character paragraph chunks); a passage that answers one detail.
 NOTE_CHUNK_BUDGET = 800
@@ -224,6 +224,9 @@ def _read_note(
         name = path.rsplit("/", 1)[-1]
         return Note(path, name, st.size, st.mtime_ns, f"could not be read: {err.strerror}"), []
     parsed = parse_page(raw, file, size=st.size, mtime_ns=st.mtime_ns)
+    note = Note(path, parsed.page.title, st.size, st.mtime_ns, parsed.page.problem or "")
+    if parsed.page.problem == NOT_TEXT:  # an image or archive named `.md`: never quoted
+        return note, []
     text = raw.decode("utf-8", errors="replace")
     in_bytes = _byte_offsets(text, raw)
     chunks = []
@@ -233,7 +236,6 @@ def _read_note(
         counts = count_terms(f"{parsed.page.title}\n{chunk.text}")
         if counts:
             chunks.append((chunk.start, chunk.end, in_bytes(chunk.start), in_bytes(chunk.end), counts))
-    note = Note(path, parsed.page.title, st.size, st.mtime_ns, parsed.page.problem or "")
     return note, chunks
 
 

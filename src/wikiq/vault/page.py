@@ -18,6 +18,11 @@ from wikiq.vault.markdown import (
 
 # The plugin's three content folders name a page's type when frontmatter does not.
 FOLDER_TYPES = {"entities": "entity", "concepts": "concept", "sources": "source"}
+# A file is binary, not text, when its first bytes hold a NUL (git's test, over the same 8000
+# bytes): an image or an archive saved as `.md`. No Markdown file has one, and decoded with
+# replacement its bytes would be searched and quoted as words.
+BINARY_PROBE = 8000
+NOT_TEXT = "not a text file (it holds NUL bytes): its content was skipped"
 
 
 @dataclass(slots=True)
@@ -74,6 +79,10 @@ def page_path_for(file: str) -> str:
 def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> ParsedPage:
     """Read a page's bytes; never raises. Undecodable bytes are replaced and reported."""
     problem: str | None = None
+    binary_size = 0
+    if b"\x00" in raw[:BINARY_PROBE]:
+        # Nothing of it is read: its body starts at its end, so Catalog.read_body reads "".
+        binary_size, raw, problem = size or len(raw), b"", NOT_TEXT
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -88,6 +97,7 @@ def parse_page(raw: bytes, file: str, *, size: int = 0, mtime_ns: int = 0) -> Pa
     masked = mask_code(body)  # once: headings, links and the lead all ignore code
     # Offsets on disk are in bytes; the BOM is 3 bytes and CRLF stays as it is.
     body_offset = (3 if had_bom else 0) + len(stripped[: fm.body_start].encode("utf-8"))
+    body_offset = binary_size or body_offset
 
     path = page_path_for(file)
     name = path.rsplit("/", 1)[-1]
