@@ -190,10 +190,12 @@ def test_the_excerpts_of_a_cited_note_show_under_the_answer_with_the_passage_mar
         "obsidian://open?vault=demo-vault&file=" + SPACE_RACE_NOTE.replace("/", "%2F").replace(" ", "%20")
     )
     assert link.inner_text() == "Reading notes on a history of the space race"
-    marked = " ".join(excerpts.locator("blockquote mark").inner_text().split())
+    marked = excerpts.locator("blockquote mark").inner_text()
+    # The note wraps its lines ("…44 hours\ndocked together…"): shown as the paragraph it is.
     assert "spent about 44 hours docked together" in marked
     quote = excerpts.locator("blockquote").inner_text()
     assert "Sputnik" in quote and "Sputnik" not in marked  # the excerpt, the passage marked in it
+    assert "## Chapter 9: handshake in orbit\n" in quote  # a heading keeps its own line
     # The answer cites a note and no page: the status line says so, not "1 page cited".
     assert turn.locator(".status").inner_text().startswith("1 note cited")
     page.screenshot(path=str(shots / "answer-with-excerpts.png"))

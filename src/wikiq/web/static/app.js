@@ -48,6 +48,25 @@
     return "obsidian://open?vault=" + encodeURIComponent(vault) + "&file=" + encodeURIComponent(path);
   }
 
+  /* A note wraps its paragraphs at a fixed width; shown in a narrow box, each of those line
+     breaks would cut a sentence in two. A single line break inside a paragraph becomes a space,
+     as Markdown reads it; blank lines, headings, list items, quotes, tables and code stay as
+     they are. One character for one, so the marked passage's offsets still hold. */
+  const BLOCK_LINE = /^\s*(#|[-*+>|]\s|\d+[.)]\s|```|~~~|\|)/;
+  function reflow(text) {
+    const lines = text.split("\n");
+    let out = lines[0];
+    let fenced = /^\s*(```|~~~)/.test(lines[0]);
+    for (let i = 1; i < lines.length; i++) {
+      const prev = lines[i - 1];
+      const line = lines[i];
+      const joins = !fenced && prev.trim() && line.trim() && !BLOCK_LINE.test(prev) && !BLOCK_LINE.test(line);
+      out += (joins ? " " : "\n") + line;
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    }
+    return out;
+  }
+
   /* Under the answer: the excerpts of the notes it cites, the passage that answers marked.
      Note text is untrusted: it only ever goes in as text, never as HTML. */
   function showExcerpts(turn, excerpts) {
@@ -74,7 +93,7 @@
       path.textContent = x.path;
       caption.append(link, " ", path);
       const quote = document.createElement("blockquote");
-      const text = String(x.text || "");
+      const text = reflow(String(x.text || ""));
       const mark = Array.isArray(x.mark) ? x.mark : null;
       if (mark && mark[0] >= 0 && mark[1] > mark[0] && mark[1] <= text.length) {
         const passage = document.createElement("mark");
