@@ -128,12 +128,22 @@ class BodyIndex:
     that weigh them."""
 
     def __init__(
-        self, terms: TermIndex, *, k1: float = K1, b: float = B, weighed: bool = False
+        self,
+        terms: TermIndex,
+        *,
+        k1: float = K1,
+        b: float = B,
+        weighed: bool = False,
+        bounds: bool = True,
     ) -> None:
         """`weighed`: keep every posting's weight (float32) rather than its count (one byte
         where they fit). Weighing a common term's postings as a question reads them cost the
         cascade at a million pages ~5 ms of ~27 (p50), the lead index's ~1.5 ms more: both
-        keep their weights; the source notes' index, built per process, its counts."""
+        keep their weights; the source notes' index, built per process, its counts.
+        `bounds=False`: each term's largest weight (MaxScore's bound, `_bound`) is worked out
+        the first time a search needs it, not here: the source notes' index, built in every
+        process, scores every chunk and never needs it (weighing ob-wiki's notes for it was
+        40 ms of each `wikiq search`)."""
         # Kept by term (each term's postings), the layout a question reads: every weight is
         # worked out per entry, so it is the same bit for bit whichever way entries are ordered.
         by_term = terms.by_term()
@@ -152,13 +162,13 @@ class BodyIndex:
         nnz = by_term.nnz
         data = narrowest_counts(by_term.data[:nnz])
         counts = CSR(by_term.indptr, by_term.indices[:nnz], data, by_term.shape)
-        weights = _weights(counts, norm, self.idf, k1)
+        weights = _weights(counts, norm, self.idf, k1) if weighed or bounds else None
         # Each term's largest weight (MaxScore's bound), so that a common term's postings
         # need not all be weighed to find it.
-        self.max_weight = _row_maxima(counts, weights)
+        self.max_weight = _row_maxima(counts, weights) if weights is not None else None
         self.weighed = weighed
         # Page numbers in two bytes (sparse.SplitCSR): half the postings' bytes at 1M pages.
-        values = weights if weighed else data
+        values = weights if weighed and weights is not None else data
         self.postings = SplitCSR.of(CSR(counts.indptr, counts.indices, values, counts.shape))
 
     def weight_matrix(self) -> CSR:
@@ -193,6 +203,9 @@ class BodyIndex:
 
     def _bound(self, j: int) -> float:
         """The largest weight term `j` has in any page."""
+        if self.max_weight is None:  # bounds=False: every term's, once, when first needed
+            c = self.weight_matrix()
+            self.max_weight = _row_maxima(c, c.data)
         stale: dict[int, float] | None = getattr(self, "_stale_bounds", None)
         if stale is None or j not in stale:
             return float(self.max_weight[j])

@@ -74,7 +74,7 @@ class NoteSearch:
 
     def __init__(self, index: NoteIndex) -> None:
         self.index = index
-        self.bm25 = BodyIndex(index.terms)  # built per process
+        self.bm25 = BodyIndex(index.terms, bounds=False)  # built per process
         self.page_notes: dict[str, list[int]] = {}
         for note, pages in index.links.items():
             n = index.by_path.get(note)
