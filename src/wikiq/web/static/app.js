@@ -52,17 +52,18 @@
      breaks would cut a sentence in two. A single line break inside a paragraph becomes a space,
      as Markdown reads it; blank lines, headings, list items, quotes, tables and code stay as
      they are. One character for one, so the marked passage's offsets still hold. */
-  const BLOCK_LINE = /^\s*(#|[-*+>|]\s|\d+[.)]\s|```|~~~|\|)/;
+  const BLOCK_LINE = /^\s*(#|[-*+>|]\s|\d+[.)]\s|\x60{3}|~~~|\|)/;  // \x60: a backtick
+  const FENCE = /^\s*(\x60{3}|~~~)/;
   function reflow(text) {
     const lines = text.split("\n");
     let out = lines[0];
-    let fenced = /^\s*(```|~~~)/.test(lines[0]);
+    let fenced = FENCE.test(lines[0]);
     for (let i = 1; i < lines.length; i++) {
       const prev = lines[i - 1];
       const line = lines[i];
       const joins = !fenced && prev.trim() && line.trim() && !BLOCK_LINE.test(prev) && !BLOCK_LINE.test(line);
       out += (joins ? " " : "\n") + line;
-      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      if (FENCE.test(line)) fenced = !fenced;
     }
     return out;
   }
