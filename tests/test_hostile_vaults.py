@@ -225,3 +225,6 @@ def test_binary_files_named_md_are_reported_and_never_searched_or_quoted(
     problems = {m["file"]: m["problem"] for m in doctor["malformed"]}
     assert "not a text file" in problems["concepts/picture.md"]
     assert doctor["source_notes"] == 2 and doctor["dead_links"] == []  # raw/scan still resolves
+    for shown in ("concepts/picture", "raw/scan"):  # `show` says why there is no text
+        res = run_wikiq("show", shown, "--vault", str(vault), timeout=60)
+        assert res.code == 0 and "not a text file" in res.stdout and "IHDR" not in res.stdout

@@ -372,6 +372,8 @@ def _show_note(note: PageContent, *, json: bool) -> None:
     out.print(f"[bold]{escape(note.title)}[/bold]  {escape(f'({note.path}, source note)')}")
     body = note.body.strip("\n")
     out.print(body + "\n" if body else "(no text)", markup=False, highlight=False)
+    if note.problem:
+        out.print(f"[red]problem:[/red] {escape(note.problem)}")
     out.print(f"[bold]links in[/bold] ({len(note.links_in)})")
     for source in note.links_in:
         out.print(f"  ← {source}", markup=False)

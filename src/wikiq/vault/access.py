@@ -42,8 +42,10 @@ class PageContent:
     total_chars: int
     links_out: list[str] = field(default_factory=list)
     links_in: list[str] = field(default_factory=list)
+    problem: str = ""  # why the file was read only in part, or not at all (vault/page.py)
 
     def to_dict(self) -> dict[str, Any]:
+        problem = {"problem": self.problem} if self.problem else {}
         return {
             "path": self.path,
             "title": self.title,
@@ -56,6 +58,7 @@ class PageContent:
             "total_chars": self.total_chars,
             "links_out": self.links_out,
             "links_in": self.links_in,
+            **problem,
         }
 
 
@@ -106,6 +109,7 @@ def read_page(
         total_chars=len(body),
         links_out=[catalog.pages[j].path for j in catalog.out_links[i]],
         links_in=[catalog.pages[j].path for j in catalog.in_links(i)],
+        problem=parsed.page.problem or "",
     )
 
 

@@ -66,4 +66,5 @@ def read_note(
         total_chars=len(body),
         links_out=[],
         links_in=list(linked),
+        problem=parsed.page.problem or "",
     )
