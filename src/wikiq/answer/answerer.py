@@ -123,11 +123,15 @@ class Answerer:
         catalog: Catalog,
         retrieve: Retrieve,
         settings: AnswerSettings | None = None,
+        idf: Callable[[], Idf] | None = None,
     ) -> None:
+        """`idf`: where the words' weights come from, for choosing passages (by default the
+        page bodies' counts, read from the cache and added up on first use)."""
         self.catalog = catalog
         self.retrieve = retrieve
         self.settings = settings or AnswerSettings()
         self._idf: Idf | None = None
+        self._idf_source = idf
 
     @property
     def wiki_folder(self) -> str:
@@ -348,7 +352,8 @@ class Answerer:
 
     def _get_idf(self) -> Idf:
         if self._idf is None:
-            self._idf = idf_from_catalog(self.catalog)
+            source = self._idf_source
+            self._idf = source() if source is not None else idf_from_catalog(self.catalog)
         return self._idf
 
     # --- without a model -------------------------------------------------------------------

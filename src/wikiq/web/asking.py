@@ -24,7 +24,7 @@ import anyio.to_thread
 from wikiq.answer.answerer import NOTE_TYPE
 from wikiq.answer.conversation import MAX_QUESTION_CHARS, history_turns
 from wikiq.answer.events import AnswerDone, AnswerEvent, AnswerToken, RetrievalDone
-from wikiq.answer.extractive import Idf, idf_from_catalog, passage_span
+from wikiq.answer.extractive import passage_span
 from wikiq.answer.result import Answer, Turn
 from wikiq.errors import WikiqError
 from wikiq.retrieve.result import Retrieval
@@ -67,8 +67,6 @@ class AnswerEvents:
         self.wiki = wiki
         self.model = model
         self._limiter = limiter
-        self._idf: Idf | None = None  # for marking passages, kept while the catalog is
-        self._idf_catalog: object = None
 
     async def stream(self, question: Question) -> AsyncIterator[dict[str, Any]]:
         """SSE events for one question; errors become an `error` event, never a broken stream."""
@@ -129,13 +127,12 @@ class AnswerEvents:
         notes = {c.path for c in answer.citations if c.type == NOTE_TYPE}
         if not notes or answer.retrieval is None:
             return []
-        if self._idf is None or self.wiki.catalog is not self._idf_catalog:
-            self._idf, self._idf_catalog = idf_from_catalog(self.wiki.catalog), self.wiki.catalog
+        idf = self.wiki.retriever.indexes.text.idf_of  # the words' weights, as answers use
         out = []
         for x in answer.retrieval.sources:
             if x.path in notes:
                 notes.discard(x.path)  # one excerpt per note, the best
-                span = passage_span(x.text, answer.question, self._idf)
+                span = passage_span(x.text, answer.question, idf)
                 out.append(
                     {
                         "path": x.path,
