@@ -96,3 +96,17 @@ def test_the_bundled_model_embeds_on_every_core_with_the_same_vectors(
     assert built["1"].keys() == built["2"].keys()
     for page, vectors in built["1"].items():  # the same model on one thread or two processes
         assert np.allclose(vectors, built["2"][page], atol=1e-4), page
+
+
+def test_index_without_embed_leaves_the_search_indexes_ready(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `wikiq index` prepares what a search needs, so the next search builds nothing.
+    from wikiq.retrieve.indexes import RETRIEVAL_FILE
+
+    code, out, _ = run(capsys, "index", "--vault", str(vault))
+    assert code == 0 and "Search indexes ready" in out
+    code, out, _ = run(capsys, "index", "--vault", str(vault), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["search_indexes_s"] >= 0
+    assert (Path(report["cache_file"]).parent / RETRIEVAL_FILE).is_file()
