@@ -78,10 +78,12 @@ def index(
     ] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Read the vault (pages and source notes) into wikiq's cache; with --embed, embed its pages.
+    """Read the vault (pages and source notes) into wikiq's cache and build the search
+    indexes; with --embed, embed its pages.
 
-    The index lives in wikiq's cache folder, never in the vault. A second run embeds only the
-    pages that changed; an interrupted run resumes where it stopped.
+    Run it after a large change so the next question does not wait. Everything lives in
+    wikiq's cache folder, never in the vault. A second --embed run embeds only the pages that
+    changed; an interrupted run resumes where it stopped.
 
     Examples:\n
       wikiq index --embed\n
