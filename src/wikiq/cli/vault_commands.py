@@ -375,15 +375,20 @@ def show(
     for key, value in info["frontmatter"].items():
         out.print(f"  {key}: {value}", markup=False)
     out.print(f"[bold]links out[/bold] ({len(info['links_out'])})")
-    for target in info["links_out"]:
-        out.print(f"  → {target}", markup=False)
-    for target in info["notes_out"]:
-        out.print(f"  → {target} (source note)", markup=False)
-    for target in info["dead_links"]:
-        out.print(f"  ✗ {target} (dead)", markup=False)
+    # One print a list: a hub page's thousand links printed one call each took a second.
+    _print_lines(
+        out,
+        [f"  → {t}" for t in info["links_out"]]
+        + [f"  → {t} (source note)" for t in info["notes_out"]]
+        + [f"  ✗ {t} (dead)" for t in info["dead_links"]],
+    )
     out.print(f"[bold]links in[/bold] ({len(info['links_in'])})")
-    for source in info["links_in"]:
-        out.print(f"  ← {source}", markup=False)
+    _print_lines(out, [f"  ← {source}" for source in info["links_in"]])
+
+
+def _print_lines(out: Console, lines: list[str]) -> None:
+    if lines:
+        out.print("\n".join(lines), markup=False, highlight=False)
 
 
 def _show_note(note: PageContent, *, json: bool) -> None:
@@ -402,12 +407,13 @@ def _show_note(note: PageContent, *, json: bool) -> None:
     if note.problem:
         out.print(f"[red]problem:[/red] {escape(note.problem)}")
     out.print(f"[bold]links in[/bold] ({len(note.links_in)})")
-    for source in note.links_in:
-        out.print(f"  ← {source}", markup=False)
+    _print_lines(out, [f"  ← {source}" for source in note.links_in])
 
 
 def page_info(catalog: Catalog, i: int, parsed: ParsedPage | None = None) -> dict[str, Any]:
     """`show`'s facts about page `i`; `parsed` is the page already read, if it is."""
+    from wikiq.vault.rows import page_value
+
     page = catalog.pages[i]
     return {
         "path": page.path,
@@ -421,7 +427,8 @@ def page_info(catalog: Catalog, i: int, parsed: ParsedPage | None = None) -> dic
         "in_index": page.in_index,
         "problem": page.problem,
         "frontmatter": (parsed or catalog.read_page(i)).frontmatter,
-        "links_out": [catalog.pages[j].path for j in catalog.out_links[i]],
+        # Paths read from their column: building every linked page cost a hub 0.3 s.
+        "links_out": [page_value(catalog.pages, "path", j) for j in catalog.out_links[i]],
         "dead_links": [d.target for d in catalog.dead_links if d.page == page.path],
-        "links_in": [catalog.pages[j].path for j in catalog.in_links(i)],
+        "links_in": [page_value(catalog.pages, "path", j) for j in catalog.in_links(i)],
     }
