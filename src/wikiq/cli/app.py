@@ -75,7 +75,7 @@ def open_wiki(
     `config` defaults to the user's config file and environment; `for_questions` when the
     command searches or asks (see `Wiki.open`)."""
     if sys.stderr.isatty():
-        from wikiq.text.glossary import notify_builds
+        from wikiq.build_notices import notify_builds
 
         notify_builds(_say_building)
     with ReadProgress() as progress:
@@ -89,7 +89,7 @@ def open_wiki(
 
 
 def _say_building(what: str) -> None:
-    print(f"Building {what} for this machine (once, a few seconds)…", file=sys.stderr, flush=True)
+    print(f"Building {what}…", file=sys.stderr, flush=True)
 
 
 def print_json(data: Any) -> None:

@@ -26,6 +26,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from wikiq.build_notices import building
 from wikiq.text.scripts import HAN, has_han
 from wikiq.text.sorted_table import SortedTable, prune_tables, write_sorted_table
 
@@ -139,7 +140,9 @@ def invert(glossary: Glossary, terms: Callable[[str], list[str]]) -> dict[str, s
                 for term in words:
                     # One character after longer words: "Chinese" is 中国籍 before 桧
                     # ("Chinese juniper"), one character being many words' sense.
-                    found.setdefault(term, set()).add((i, len(words), len(word) == 1, len(word), word))
+                    found.setdefault(term, set()).add(
+                        (i, len(words), len(word) == 1, len(word), word)
+                    )
     return {
         term: _SEP.join(dict.fromkeys(w for *_, w in sorted(ranked)))
         for term, ranked in found.items()
@@ -157,20 +160,8 @@ class EnglishChinese:
         return raw.split(_SEP) if raw else []
 
 
-# Told what is being built when a table is written for the first time (a few seconds, once a
-# machine): the command line says so on a terminal instead of pausing without a word.
-_build_notices: list[Callable[[str], None]] = []
-
-
-def notify_builds(callback: Callable[[str], None] | None) -> None:
-    """Call `callback` with what is being built each time a glossary table is first written
-    (None: say nothing, the default)."""
-    _build_notices[:] = [callback] if callback is not None else []
-
-
-def _building(what: str) -> None:
-    for callback in _build_notices:
-        callback(what)
+# A table is built once a machine, a few seconds: said on a terminal (build_notices.py).
+_ONCE = "for this machine (once, a few seconds)"
 
 
 @lru_cache(maxsize=4)
@@ -190,7 +181,7 @@ def english_chinese(
         return EnglishChinese(SortedTable(table))
     except (OSError, ValueError):
         pass
-    _building("the English-Chinese glossary")
+    building(f"the English-Chinese glossary {_ONCE}")
     inverse = invert(glossary, terms)
     with contextlib.suppress(OSError):  # an unwritable cache: used from memory this time
         write_sorted_table(inverse, table)
@@ -237,7 +228,7 @@ def _cached(source: Path, cache_dir: Path) -> Glossary:
     try:
         return Glossary(SortedTable(table))
     except (OSError, ValueError):
-        _building("the Chinese-English glossary")
+        building(f"the Chinese-English glossary {_ONCE}")
         parsed = read_cedict(source.read_text(encoding="utf-8"))
         write_sorted_table(parsed.entries, table)
         prune_tables(table, "cedict-*.tsv")
