@@ -162,7 +162,9 @@ class SplitCSR:
         if blocks == 1:  # every column fits in two bytes (most vaults): each row one block
             starts = np.zeros((n_rows, 2), dtype=np.int32)
             starts[:, 1] = np.diff(m.indptr)
-            return cls(m.indptr, m.indices[: m.nnz].astype(np.uint16), m.data[: m.nnz], starts, m.shape)
+            return cls(
+                m.indptr, m.indices[: m.nnz].astype(np.uint16), m.data[: m.nnz], starts, m.shape
+            )
         low = np.empty(m.nnz, dtype=np.uint16)
         per_block = np.zeros(n_rows * blocks, dtype=np.int64)
         firsts = np.searchsorted(m.indptr, np.arange(0, m.nnz, ENTRY_SLICE), side="right") - 1
@@ -238,12 +240,15 @@ def from_rows(rows: list[np.ndarray], data: list[np.ndarray], n_cols: int) -> CS
     return CSR(indptr, indices, values, (len(rows), n_cols))
 
 
-def row_entries(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def row_entries(
+    indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Where every entry of `rows` sits in a matrix's arrays (given its row offsets), one row's
     after another, and where each row's entries begin among them (a row with none: where the
-    next one's begin)."""
+    next one's begin). `sizes`: each row's number of entries, when the caller has them."""
     first = indptr[rows]
-    sizes = indptr[rows + 1] - first
+    if sizes is None:
+        sizes = indptr[rows + 1] - first
     heads = np.cumsum(sizes) - sizes
     return np.repeat(first - heads, sizes) + np.arange(int(sizes.sum())), heads
 

@@ -37,11 +37,13 @@ def test_name_features_use_stems_and_cjk_bigrams() -> None:
 
 
 def test_a_title_inside_a_question_is_a_full_name_match(make_catalog: CatalogFactory) -> None:
-    catalog = make_catalog({
-        "entities/neil-armstrong": page("Neil Armstrong", "Astronaut.", type="entity"),
-        "entities/neil-young": page("Neil Young", "Musician.", type="entity"),
-        "concepts/orbit": page("Orbit", "Path."),
-    })
+    catalog = make_catalog(
+        {
+            "entities/neil-armstrong": page("Neil Armstrong", "Astronaut.", type="entity"),
+            "entities/neil-young": page("Neil Young", "Musician.", type="entity"),
+            "concepts/orbit": page("Orbit", "Path."),
+        }
+    )
     names = NameIndex(catalog)
     matches = names.match(name_features("Who was Neil Armstrong?"))
     best = matches[0]
@@ -95,33 +97,49 @@ def test_a_name_search_over_many_names_keeps_the_same_best_page_names(
 
 
 def test_alias_hits_count_slightly_less_than_title_hits(make_catalog: CatalogFactory) -> None:
-    catalog = make_catalog({
-        "concepts/gravity-assist": page("Gravity assist", "x", aliases=("slingshot",)),
-        "concepts/slingshot": page("Slingshot", "y"),
-    })
+    catalog = make_catalog(
+        {
+            "concepts/gravity-assist": page("Gravity assist", "x", aliases=("slingshot",)),
+            "concepts/slingshot": page("Slingshot", "y"),
+        }
+    )
     matches = NameIndex(catalog).match(name_features("slingshot"))
-    assert [catalog.pages[m.page].path for m in matches] == ["concepts/slingshot", "concepts/gravity-assist"]
+    assert [catalog.pages[m.page].path for m in matches] == [
+        "concepts/slingshot",
+        "concepts/gravity-assist",
+    ]
     assert matches[1].field == "alias" and matches[1].score < matches[0].score
 
 
-def test_chinese_question_matches_a_chinese_title_without_segmentation(make_catalog: CatalogFactory) -> None:
-    catalog = make_catalog({
-        "entities/嫦娥工程": page("嫦娥工程", "中国的探月计划。", type="entity"),
-        "entities/邵弁": page("邵弁", "明代学者。", type="entity"),
-    })
+def test_chinese_question_matches_a_chinese_title_without_segmentation(
+    make_catalog: CatalogFactory,
+) -> None:
+    catalog = make_catalog(
+        {
+            "entities/嫦娥工程": page("嫦娥工程", "中国的探月计划。", type="entity"),
+            "entities/邵弁": page("邵弁", "明代学者。", type="entity"),
+        }
+    )
     names = NameIndex(catalog)
-    assert catalog.pages[names.match(name_features("嫦娥工程是什么？"))[0].page].path == "entities/嫦娥工程"
+    assert (
+        catalog.pages[names.match(name_features("嫦娥工程是什么？"))[0].page].path
+        == "entities/嫦娥工程"
+    )
     # A rare two-character name the segmenter cannot know still matches as a bigram.
     hit = names.match(name_features("邵弁是谁"))[0]
     assert catalog.pages[hit.page].path == "entities/邵弁" and hit.name_coverage == 1.0
 
 
-def test_body_bm25_ranks_by_term_weight_and_reports_absolute_coverage(make_catalog: CatalogFactory) -> None:
-    catalog = make_catalog({
-        "concepts/a": page("A", "The rover drilled rock samples on Mars. Rover rover."),
-        "concepts/b": page("B", "Samples of rock."),
-        "concepts/c": page("C", "Unrelated text about tea."),
-    })
+def test_body_bm25_ranks_by_term_weight_and_reports_absolute_coverage(
+    make_catalog: CatalogFactory,
+) -> None:
+    catalog = make_catalog(
+        {
+            "concepts/a": page("A", "The rover drilled rock samples on Mars. Rover rover."),
+            "concepts/b": page("B", "Samples of rock."),
+            "concepts/c": page("C", "Unrelated text about tea."),
+        }
+    )
     hits = BodyIndex(catalog.terms).search(["rover", "rock", "sampl"])
     paths = [catalog.pages[int(p)].path for p in hits.pages]
     assert paths == ["concepts/a", "concepts/b"]
@@ -138,7 +156,9 @@ def _random_graph(n: int, density: float, seed: int) -> CSR:
     return CSR.from_scipy(a)
 
 
-def _dense_ppr(adjacency: np.ndarray, seeds: dict[int, float], restart: float, in_weight: float) -> np.ndarray:
+def _dense_ppr(
+    adjacency: np.ndarray, seeds: dict[int, float], restart: float, in_weight: float
+) -> np.ndarray:
     """PPR solved as a linear system, with dangling pages returning to the seeds."""
     m = adjacency + in_weight * adjacency.T
     n = len(m)
@@ -204,7 +224,9 @@ def test_a_walk_names_exactly_the_pages_it_left_mass_on(
         assert best.tolist() == best_reached(walk.mass, 20).tolist()
 
 
-@pytest.mark.parametrize("sparse_from", [ppr_module.SPARSE_FROM, 0], ids=["small vault", "large vault"])
+@pytest.mark.parametrize(
+    "sparse_from", [ppr_module.SPARSE_FROM, 0], ids=["small vault", "large vault"]
+)
 def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(
     monkeypatch: pytest.MonkeyPatch, sparse_from: int
 ) -> None:
@@ -223,16 +245,18 @@ def test_a_hub_holds_back_only_mass_too_small_for_any_neighbour(
     graph = walk_graph(CSR.from_scipy(a), "both", 0.5)
     seeds = {cluster[0]: 1.0}
     pushed: list[int] = []
-    edges_from = ppr_module._edges_from
+    row_entries = ppr_module.row_entries
 
-    def counting(indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray, total: int) -> np.ndarray:
-        edges = edges_from(indptr, rows, sizes, total)
+    def counting(
+        indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        edges, heads = row_entries(indptr, rows, sizes)
         pushed.append(len(edges))
-        return edges
+        return edges, heads
 
     # Both ways a walk runs: a round over the vault (small) and rounds over what they reach.
     monkeypatch.setattr(ppr_module, "SPARSE_FROM", sparse_from)
-    monkeypatch.setattr(ppr_module, "_edges_from", counting)
+    monkeypatch.setattr(ppr_module, "row_entries", counting)
     held = personalized_pagerank(graph, seeds, restart=0.3, tol=1e-6)
     held_work, pushed[:] = sum(pushed), []
     monkeypatch.setattr(ppr_module, "HUB_LINKS", 10**9)  # every page spreads all it gets
@@ -256,7 +280,11 @@ def test_default_tolerance_keeps_every_value_within_its_bound() -> None:
 
 def test_dead_ends_send_walkers_back_to_the_seeds() -> None:
     # 0 -> 1 -> 2, and 2 has no way out (direction "out"): mass never leaks to page 3.
-    a = CSR.from_scipy(sp.csr_matrix(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float)))
+    a = CSR.from_scipy(
+        sp.csr_matrix(
+            np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float)
+        )
+    )
     x = personalized_pagerank(walk_graph(a, "out"), {0: 1.0}, restart=0.2, tol=1e-12)
     assert abs(x.sum() - 1.0) < 1e-9 and x[3] == 0.0
     assert x[0] > x[1] > x[2] > 0
@@ -288,8 +316,18 @@ def test_back_links_compare_lead_matches_among_the_other_pages() -> None:
         seeds={0: 1.0},
         found={},
     )
-    only_backlinks = FusionWeights(**{name: 0.0 for name in SIGNALS if name != "backlink_lead"}, backlink_lead=1.0)
-    ranked = fuse(inp, only_backlinks, graph, graph.transpose(), skip=np.zeros(3, dtype=bool), exclude=set(), k=3)
+    only_backlinks = FusionWeights(
+        **{name: 0.0 for name in SIGNALS if name != "backlink_lead"}, backlink_lead=1.0
+    )
+    ranked = fuse(
+        inp,
+        only_backlinks,
+        graph,
+        graph.transpose(),
+        skip=np.zeros(3, dtype=bool),
+        exclude=set(),
+        k=3,
+    )
     scores = {page: score for page, score, _ in ranked}
     assert scores == {1: 1.0, 2: 0.5, 0: 0.0}
 
@@ -437,7 +475,11 @@ def test_a_name_index_rebuilt_from_the_one_it_replaces_is_the_one_built_afresh(
     real = names_module._features_of_name.__wrapped__
     monkeypatch.setattr(names_module, "_features_of_name", lambda n: tokenized.append(n) or real(n))
     reused = NameIndex(catalog, old)
-    assert sorted(tokenized) == ["Umlaufbahn", "cassini", "卡西尼号"]  # the new page: its file name too
+    assert sorted(tokenized) == [
+        "Umlaufbahn",
+        "cassini",
+        "卡西尼号",
+    ]  # the new page: its file name too
     assert reused.names == fresh.names
     assert list(reused.feature_words) == list(fresh.feature_words)
     assert reused.feature_ends.tolist() == fresh.feature_ends.tolist()
@@ -466,7 +508,10 @@ def test_a_name_index_whose_pages_kept_their_names_is_kept_as_it_is(
     if from_cache:
         store.save(tmp_path / "names.npz", {"names": old}, STORED_CLASSES)
         old = store.load(tmp_path / "names.npz", STORED_CLASSES, lazy_strings=True)["names"]
-    edited = {**pages, "concepts/orbit": page("Orbit", "A curved path, bent by gravity.", aliases=("轨道",))}
+    edited = {
+        **pages,
+        "concepts/orbit": page("Orbit", "A curved path, bent by gravity.", aliases=("轨道",)),
+    }
     assert name_index(make_catalog(edited), old) is old
     for changed in (
         {**pages, "concepts/orbit": page("Orbit", "A path.", aliases=("Bahn",))},  # an alias

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from wikiq.sparse import CSR, distinct_values
+from wikiq.sparse import CSR, distinct_values, row_entries
 
 Direction = Literal["out", "in", "both"]
 
@@ -249,7 +249,9 @@ def pagerank_walk(
                 continue
         if not touched:
             break
-        reached = touched[0] if len(touched) == 1 else distinct_values(np.concatenate(touched), slots)[0]
+        reached = (
+            touched[0] if len(touched) == 1 else distinct_values(np.concatenate(touched), slots)[0]
+        )
         # Pages in order, as a vault-wide round finds them, so the next round sums alike.
         active = np.sort(reached[residual[reached] > tol])
     if not went:
@@ -292,7 +294,7 @@ def _small_walk(
         if total == 0 and not any_dead:
             break
         if total:
-            edges = _edges_from(indptr, active, sizes, total)
+            edges, _ = row_entries(indptr, active, sizes)
             weights = data[edges] * np.repeat(spread, sizes)
             residual += np.bincount(indices[edges], weights=weights, minlength=n)
         active = np.flatnonzero(residual > tol)
@@ -304,15 +306,8 @@ def _edges_of(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions of every edge of `rows` (holding `sizes` edges each) in a CSR matrix, and
     which row (0..len-1) owns each."""
-    edges = _edges_from(indptr, rows, sizes, int(sizes.sum()))
+    edges, _ = row_entries(indptr, rows, sizes)
     return edges, np.repeat(np.arange(len(rows)), sizes)
-
-
-def _edges_from(indptr: np.ndarray, rows: np.ndarray, sizes: np.ndarray, total: int) -> np.ndarray:
-    """Positions of every edge of `rows` (holding `sizes` edges, `total` in all), one row's
-    after another: the edges a push round spreads mass along."""
-    heads = np.cumsum(sizes) - sizes
-    return np.repeat(indptr[rows] - heads, sizes) + np.arange(total)
 
 
 def power_iteration(
