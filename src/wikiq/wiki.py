@@ -38,6 +38,7 @@ from wikiq.watching import WATCH_SHARE, Watcher
 if TYPE_CHECKING:  # the answering layer (and its HTTP client) loads on the first question
     from wikiq.answer.answerer import Answer, Answerer, Turn
     from wikiq.answer.events import AnswerEvent
+    from wikiq.answer.extractive import Idf
     from wikiq.llm import ChatModel
     from wikiq.models import ModelChoice, Models
     from wikiq.retrieve.keywords import KeywordExtractor
@@ -246,9 +247,7 @@ class Wiki:
         if why is None:
             return None
         env = wiring.build_environment(background.DEFAULT_EMBED_MODEL)
-        child = background.start_build(
-            self.location.vault, self.location.wiki_folder, path, env
-        )
+        child = background.start_build(self.location.vault, self.location.wiki_folder, path, env)
         if child is None:
             return None
         self._building = child
@@ -292,9 +291,14 @@ class Wiki:
         """The embedding index in one line, and how far a build is (doctor, web, MCP)."""
         from wikiq.embed.semantic import embeddings_summary
 
-        return embeddings_summary(
-            self.location, self.catalog, enabled=self.wired.embeddings_on
-        )
+        return embeddings_summary(self.location, self.catalog, enabled=self.wired.embeddings_on)
+
+    def word_weights(self) -> Idf:
+        """How much each word of a question weighs (its IDF over the pages, titles counted
+        in): what answers choose their passages by and the web page marks excerpts by. The
+        search's own text index, loaded already: adding up every page's body counts for it
+        cost an answer 0.36 s on ob-wiki, 1.2 s at 100,000 pages."""
+        return self.retriever.indexes.text.idf_of
 
     def search(
         self,
@@ -413,9 +417,7 @@ class Wiki:
                     self.catalog,
                     lambda q, n: self.retriever.retrieve(q, k=n),
                     wiring.answer_settings(self.config, self.location),
-                    # The search's own text index, loaded already: adding up every page's
-                    # body counts for it cost an answer 0.36 s on ob-wiki, 1.2 s at 100k pages.
-                    idf=lambda: self.retriever.indexes.text.idf_of,
+                    idf=self.word_weights,
                 )
             return self._answerer
 

@@ -302,11 +302,12 @@ def _columns(rows: list[tuple[str, ...]]) -> list[str]:
     6 s to lay out ob-wiki's 8,194 pages, and would take minutes at 100,000."""
     from rich.cells import cell_len
 
-    widths = [min(_COLUMN_CAP, max(cell_len(r[c]) for r in rows)) for c in range(len(rows[0]))]
+    # The last column is not padded: its width is not needed.
+    widths = [min(_COLUMN_CAP, max(cell_len(r[c]) for r in rows)) for c in range(len(rows[0]) - 1)]
     lines = []
     for row in rows:
         cells = [
-            cell + " " * (w - cell_len(cell)) for cell, w in zip(row[:-1], widths, strict=False)
+            cell + " " * (w - cell_len(cell)) for cell, w in zip(row[:-1], widths, strict=True)
         ]
         lines.append("  ".join([*cells, row[-1]]).rstrip())
     return lines

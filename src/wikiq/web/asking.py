@@ -127,7 +127,7 @@ class AnswerEvents:
         notes = {c.path for c in answer.citations if c.type == NOTE_TYPE}
         if not notes or answer.retrieval is None:
             return []
-        idf = self.wiki.retriever.indexes.text.idf_of  # the words' weights, as answers use
+        idf = self.wiki.word_weights()  # the words' weights, as the answer used them
         out = []
         for x in answer.retrieval.sources:
             if x.path in notes:
